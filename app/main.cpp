@@ -1,0 +1,2 @@
+// rbfnet command line entry point (placeholder).
+int main() { return 0; }

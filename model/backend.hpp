@@ -1,0 +1,86 @@
+// The compute-backend interface: every batch-level operation the incremental trainer needs.
+//
+// The trainer (model/trainer.cpp) keeps only small host state (R, Q^T Y, the chosen nodes);
+// a backend owns the large state: the data X, Y, the candidate matrix Phi_C (stored or
+// evaluated tile by tile), the orthonormal basis Q, the residual E and the per-candidate
+// statistics g_c, n_c, s_c. Every call that returns values to the host has completed when it
+// returns, so host-side timing of a call is honest on asynchronous devices too.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rbf::model {
+
+struct Selection {
+  bool found = false;      // false when no admissible candidate is left
+  std::size_t index = 0;   // candidate index
+  double score = 0.0;      // err_c (ols) or squared residual norm (max_residual)
+};
+
+template <typename T>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  // "cpu" or "gpu".
+  virtual std::string name() const = 0;
+
+  // Copies the standardized training data: x is n x d, y is n x k, both row-major.
+  virtual void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
+                                 std::size_t k) = 0;
+  // Copies validation features (nv x d row-major); nv may be 0.
+  virtual void set_validation_data(const T* x, std::size_t nv) = 0;
+  // Defines the candidate pool: centers (count x d row-major), widths (count) and the
+  // training row each center came from. Phi_C is stored when count * n * sizeof(T) fits
+  // `memory_budget_bytes`, else evaluated tile by tile on every pass with identical results.
+  virtual void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
+                              std::size_t count, double memory_budget_bytes) = 0;
+  // True when Phi_C is held in memory rather than re-evaluated per pass.
+  virtual bool candidates_stored() const = 0;
+
+  // Resets to the bias-only model: Q = [1/sqrt(n)], E = Y - mean(Y), and in one pass over
+  // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks.
+  // Writes q_0^T Y (k values) to `a`.
+  virtual void reset_to_bias(std::vector<double>& a) = 0;
+
+  // Marks a candidate as unavailable for selection.
+  virtual void mark_used(std::size_t c) = 0;
+
+  // OLS selection: argmax over unused candidates of ||g_c||^2 / (n_c - s_c + lambda),
+  // skipping candidates with n_c - s_c <= tol * n_c (linearly dependent on the model).
+  virtual Selection select_ols(double lambda, double tol) = 0;
+  // Cheap selection: the unused candidate whose center row has the largest ||E_row||^2
+  // (the lowest index among ties).
+  virtual Selection select_max_residual() = 0;
+
+  // Adds candidate c: phi = phi_c, CGS2 against Q (h = Q^T phi; u = phi - Q h; twice),
+  // q = u / ||u|| appended to Q, and c marked used. Writes the total h (t+1 values) and
+  // returns ||u||. When ||u|| <= tol * ||phi|| the candidate is dependent: Q is left
+  // unchanged, c is marked used and 0 is returned.
+  virtual double add_node(std::size_t c, double tol, std::vector<double>& h) = 0;
+
+  // With the newest q: a = q^T E; E -= q a^T; and when `statistics` is true one pass
+  // z = Phi_C^T q with s_c += z_c^2 and g_c -= z_c a. Writes a (k values) and returns
+  // ||E||_F^2 after the update.
+  virtual double update(bool statistics, std::vector<double>& a) = 0;
+
+  // Appends phi(X_val; center_c, width_c) as a new validation column.
+  virtual void add_validation_column(std::size_t c) = 0;
+  // Validation predictions [1, Phi_val] * W, W given row-major (columns+1) x k, where
+  // `columns` is the number of validation columns to use (the first ones). out: nv x k.
+  virtual void predict_validation(const double* w, std::size_t columns,
+                                  std::vector<double>& out) = 0;
+
+  // Nodes in Q, bias excluded.
+  virtual std::size_t nodes() const = 0;
+  // Bytes of memory (host or device) the backend holds now.
+  virtual std::size_t memory_bytes() const = 0;
+};
+
+}  // namespace rbf::model

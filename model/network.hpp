@@ -1,0 +1,50 @@
+// The trained RBF network: Gaussian nodes, output weights, scalers and everything to predict.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "data/scaler.hpp"
+
+namespace rbf::model {
+
+struct Provenance {
+  std::string rbfnet_version;
+  std::string data_file;       // path as given at training time
+  std::string data_sha256;     // hex digest of the training file's bytes (empty if unknown)
+  std::string created_utc;     // ISO 8601
+  std::string config_yaml;     // the effective configuration
+  std::string backend;         // backend(s) used
+};
+
+struct Network {
+  data::Task task = data::Task::regression;
+  std::size_t inputs = 0;   // d
+  std::size_t outputs = 0;  // k: targets, or classes for classification
+  std::vector<std::string> feature_names;  // d
+  std::vector<std::string> target_names;   // regression: k; classification: 1
+  std::vector<std::string> class_names;    // classification: k
+  data::Standardizer x_scaler;             // d columns
+  data::Standardizer y_scaler;             // regression: k columns; classification: identity
+
+  // Nodes in standardized input space; weights map node activations to standardized outputs.
+  std::vector<double> centers;  // nodes x d, row-major
+  std::vector<double> widths;   // nodes
+  std::vector<double> weights;  // nodes x k, row-major
+  std::vector<double> bias;     // k
+
+  Provenance provenance;
+
+  std::size_t nodes() const { return widths.size(); }
+
+  // Raw outputs in original target units (regression) or class scores (classification)
+  // for `rows` raw input rows (row-major rows x d). out: rows x k.
+  void predict(const double* x, std::size_t rows, std::vector<double>& out) const;
+  // Class index per row (classification): argmax of predict().
+  std::vector<std::size_t> predict_classes(const double* x, std::size_t rows) const;
+};
+
+}  // namespace rbf::model
