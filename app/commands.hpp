@@ -1,0 +1,48 @@
+// The bodies of rbfnet's subcommands; app/main.cpp parses flags and calls these.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/config.hpp"
+
+namespace rbf::app {
+
+// Trains a network as `config` says (data, trainer, output paths), writes the model file
+// and the optional per-iteration cost log, prints a summary. Returns the exit code.
+int run_train(const model::Config& config);
+
+struct PredictOptions {
+  std::string model;      // model file
+  std::string data;       // CSV with the model's feature columns (by name)
+  std::string out;        // predictions CSV; empty = standard output
+  char delimiter = 0;     // 0 = detect
+  std::size_t skip_rows = 0;
+};
+int run_predict(const PredictOptions& options);
+
+struct EvaluateOptions {
+  std::string model;
+  std::string data;
+  std::vector<std::string> target;  // target column(s) by name or index
+  char delimiter = 0;
+  std::size_t skip_rows = 0;
+};
+int run_evaluate(const EvaluateOptions& options);
+
+struct BenchOptions {
+  std::string data;                  // CSV, or empty with synthetic_rows > 0
+  std::vector<std::string> target;
+  std::size_t synthetic_rows = 0;    // --synthetic N,D
+  std::size_t synthetic_dims = 0;
+  std::vector<std::string> backends{"cpu", "gpu", "auto"};
+  std::string out_dir = "bench-out";
+  model::Config config;              // trainer settings shared by every backend
+};
+int run_bench(const BenchOptions& options);
+
+// Prints build options, compiler, library versions and CUDA devices (or why none).
+int run_info();
+
+}  // namespace rbf::app
