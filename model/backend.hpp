@@ -61,8 +61,8 @@ class Backend {
 
   // Adds candidate c: phi = phi_c, CGS2 against Q (h = Q^T phi; u = phi - Q h; twice),
   // q = u / ||u|| appended to Q, and c marked used. Writes the total h (t+1 values) and
-  // returns ||u||. When ||u|| <= tol * ||phi|| the candidate is dependent: Q is left
-  // unchanged, c is marked used and 0 is returned.
+  // returns ||u||. When ||u||^2 <= tol * ||phi||^2 the candidate is dependent (the same
+  // test as n_c - s_c <= tol * n_c): Q is left unchanged, c is marked used and 0 is returned.
   virtual double add_node(std::size_t c, double tol, std::vector<double>& h) = 0;
 
   // With the newest q: a = q^T E; E -= q a^T; and when `statistics` is true one pass

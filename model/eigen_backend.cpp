@@ -1,1 +1,230 @@
-// placeholder: being written
+// Eigen CPU backend: data, candidates, selection and validation (the passes live beside it).
+#include "model/eigen_backend.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "data/errors.hpp"
+#include "model/gaussian_columns.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace rbf::model {
+
+template <typename T>
+EigenBackend<T>::EigenBackend(int threads) : threads_(threads) {
+#ifdef _OPENMP
+  if (threads_ > 0) omp_set_num_threads(threads_);
+#endif
+}
+
+template <typename T>
+void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
+                                        std::size_t k) {
+  if (n == 0 || d == 0 || k == 0) throw InputError("the training set is empty");
+  n_ = n;
+  d_ = d;
+  k_ = k;
+  // Column-major so that each feature, and later each candidate column, is contiguous.
+  x_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, n, d);
+  y_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(y, n, k);
+  basis_ = 0;
+  val_columns_ = 0;
+}
+
+template <typename T>
+void EigenBackend<T>::set_validation_data(const T* x, std::size_t nv) {
+  nv_ = nv;
+  x_val_.resize(static_cast<Eigen::Index>(nv), static_cast<Eigen::Index>(d_));
+  if (nv > 0)
+    x_val_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, nv, d_);
+  val_columns_ = 0;
+}
+
+template <typename T>
+void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const std::size_t* rows,
+                                     std::size_t count, double memory_budget_bytes) {
+  count_ = count;
+  centers_.assign(centers, centers + count * d_);
+  rows_.assign(rows, rows + count);
+  gamma_.resize(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    if (!(widths[c] > 0)) throw InputError("candidate widths must be positive");
+    gamma_[c] = gaussian_gamma(widths[c]);
+  }
+  const double bytes = static_cast<double>(count) * static_cast<double>(n_) * sizeof(T);
+  stored_ = bytes <= memory_budget_bytes;
+  phi_.resize(0, 0);
+  if (stored_) {
+    phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));
+#pragma omp parallel for schedule(dynamic, 8)
+    for (long c = 0; c < static_cast<long>(count); ++c) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
+  }
+  n_norm_.assign(count, T(0));
+  s_proj_.assign(count, T(0));
+  g_.setZero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(k_));
+  used_.assign(count, 0);
+}
+
+template <typename T>
+void EigenBackend<T>::candidate_column(std::size_t c, T* out) const {
+  std::vector<T> acc(std::min(kRowBlock, n_));
+  for (std::size_t r0 = 0; r0 < n_; r0 += kRowBlock) {
+    const std::size_t rows = std::min(kRowBlock, n_ - r0);
+    gaussian_block(x_.data(), n_, d_, &centers_[c * d_], gamma_[c], r0, rows, out + r0, acc.data());
+  }
+}
+
+template <typename T>
+void EigenBackend<T>::ensure_basis_capacity(std::size_t columns) {
+  const auto have = static_cast<std::size_t>(q_.cols());
+  if (columns <= have) return;
+  const std::size_t cap = std::max<std::size_t>(columns, std::max<std::size_t>(16, have * 2));
+  q_.conservativeResize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(cap));
+  z_history_.conservativeResize(static_cast<Eigen::Index>(count_), static_cast<Eigen::Index>(cap));
+  phi_val_.conservativeResize(static_cast<Eigen::Index>(nv_), static_cast<Eigen::Index>(cap));
+}
+
+template <typename T>
+void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
+  ensure_basis_capacity(1);
+  const T q0 = T(1) / std::sqrt(static_cast<T>(n_));
+  q_.col(0).setConstant(q0);
+  basis_ = 1;
+  e_ = y_;
+  std::vector<T> a_t(k_);
+  a.assign(k_, 0.0);
+  for (std::size_t j = 0; j < k_; ++j) {
+    a_t[j] = full_dot(q_.col(0).data(), y_.col(static_cast<Eigen::Index>(j)).data(), n_);
+    e_.col(static_cast<Eigen::Index>(j)) -= a_t[j] * q_.col(0);
+    a[j] = static_cast<double>(a_t[j]);
+  }
+  std::fill(used_.begin(), used_.end(), 0);
+  z_columns_ = 0;
+  scoring_pass(true, q_.col(0), a_t);
+  z_columns_ = 1;
+}
+
+template <typename T>
+Selection EigenBackend<T>::select_ols(double lambda, double tol) {
+  Selection best;
+  for (std::size_t c = 0; c < count_; ++c) {
+    if (used_[c]) continue;
+    const double n = n_norm_[c];
+    const double rest = n - static_cast<double>(s_proj_[c]);
+    if (!(rest > tol * n)) continue;  // dependent on the model (or NaN)
+    double g2 = 0;
+    for (std::size_t j = 0; j < k_; ++j) {
+      const double g = g_(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(j));
+      g2 += g * g;
+    }
+    const double err = g2 / (rest + lambda);
+    if (!best.found || err > best.score) {
+      best.found = true;
+      best.index = c;
+      best.score = err;
+    }
+  }
+  return best;
+}
+
+template <typename T>
+Selection EigenBackend<T>::select_max_residual() {
+  Selection best;
+  for (std::size_t c = 0; c < count_; ++c) {
+    if (used_[c]) continue;
+    const auto r = static_cast<Eigen::Index>(rows_[c]);
+    const double score = static_cast<double>(e_.row(r).squaredNorm());
+    if (!best.found || score > best.score) {
+      best.found = true;
+      best.index = c;
+      best.score = score;
+    }
+  }
+  return best;
+}
+
+template <typename T>
+double EigenBackend<T>::add_node(std::size_t c, double tol, std::vector<double>& h) {
+  if (c >= count_ || used_[c]) throw RuntimeError("internal error: candidate is not available");
+  Vector phi(static_cast<Eigen::Index>(n_));
+  if (stored_) {
+    phi = phi_.col(static_cast<Eigen::Index>(c));
+  } else {
+    candidate_column(c, phi.data());
+  }
+  return orthogonalize(c, phi, tol, h);
+}
+
+template <typename T>
+double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
+  const auto t = static_cast<Eigen::Index>(basis_ - 1);
+  const Vector q = q_.col(t);
+  std::vector<T> a_t(k_);
+  a.assign(k_, 0.0);
+  double sse = 0;
+  for (std::size_t j = 0; j < k_; ++j) {
+    auto ej = e_.col(static_cast<Eigen::Index>(j));
+    a_t[j] = full_dot(q.data(), ej.data(), n_);
+    ej -= a_t[j] * q;
+    a[j] = static_cast<double>(a_t[j]);
+    sse += static_cast<double>(full_dot(ej.data(), ej.data(), n_));
+  }
+  if (statistics) {
+    scoring_pass(false, q, a_t);
+    if (z_columns_ == basis_ - 1) z_columns_ = basis_;
+  }
+  return sse;
+}
+
+template <typename T>
+void EigenBackend<T>::add_validation_column(std::size_t c) {
+  ensure_basis_capacity(val_columns_ + 2);
+  if (nv_ > 0) {
+    auto col = phi_val_.col(static_cast<Eigen::Index>(val_columns_));
+    std::vector<T> acc(std::min(kRowBlock, nv_));
+    for (std::size_t r0 = 0; r0 < nv_; r0 += kRowBlock) {
+      const std::size_t rows = std::min(kRowBlock, nv_ - r0);
+      gaussian_block(x_val_.data(), nv_, d_, &centers_[c * d_], gamma_[c], r0, rows, col.data() + r0, acc.data());
+    }
+  }
+  ++val_columns_;
+}
+
+template <typename T>
+void EigenBackend<T>::predict_validation(const double* w, std::size_t columns,
+                                         std::vector<double>& out) {
+  if (columns > val_columns_) throw RuntimeError("internal error: too few validation columns");
+  out.assign(nv_ * k_, 0.0);
+  if (nv_ == 0) return;
+  using RowMajorD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const RowMajorD> weights(w, static_cast<Eigen::Index>(columns + 1), static_cast<Eigen::Index>(k_));
+  Eigen::Map<RowMajorD> result(out.data(), static_cast<Eigen::Index>(nv_), static_cast<Eigen::Index>(k_));
+  const Matrix wt = weights.bottomRows(static_cast<Eigen::Index>(columns)).template cast<T>();
+  Matrix p = phi_val_.leftCols(static_cast<Eigen::Index>(columns)) * wt;
+  result = p.template cast<double>();
+  result.rowwise() += weights.row(0);
+}
+
+template <typename T>
+std::size_t EigenBackend<T>::memory_bytes() const {
+  const std::size_t elems = static_cast<std::size_t>(x_.size() + y_.size() + x_val_.size() + phi_.size() +
+                                                     q_.size() + e_.size() + g_.size() + z_history_.size() +
+                                                     phi_val_.size()) +
+                            centers_.size() + 3 * count_;
+  return elems * sizeof(T);
+}
+
+template <typename T>
+std::unique_ptr<Backend<T>> make_eigen_backend(int threads) {
+  return std::make_unique<EigenBackend<T>>(threads);
+}
+
+template class EigenBackend<float>;
+template class EigenBackend<double>;
+template std::unique_ptr<Backend<float>> make_eigen_backend<float>(int);
+template std::unique_ptr<Backend<double>> make_eigen_backend<double>(int);
+
+}  // namespace rbf::model

@@ -1,1 +1,47 @@
-// placeholder: being written
+// Network predictions in double precision on the host (deterministic, backend independent).
+#include "model/network.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rbf::model {
+
+void Network::predict(const double* x, std::size_t rows, std::vector<double>& out) const {
+  const std::size_t d = inputs, k = outputs, m = nodes();
+  out.assign(rows * k, 0.0);
+  std::vector<double> xs(x, x + rows * d);
+  x_scaler.transform(xs.data(), rows);
+  std::vector<double> gamma(m);
+  for (std::size_t j = 0; j < m; ++j) gamma[j] = 1.0 / (2.0 * widths[j] * widths[j]);
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < static_cast<long>(rows); ++i) {
+    const double* xi = xs.data() + static_cast<std::size_t>(i) * d;
+    double* oi = out.data() + static_cast<std::size_t>(i) * k;
+    for (std::size_t t = 0; t < k; ++t) oi[t] = bias[t];
+    for (std::size_t j = 0; j < m; ++j) {
+      const double* cj = centers.data() + j * d;
+      double dist = 0;
+      for (std::size_t f = 0; f < d; ++f) {
+        const double diff = xi[f] - cj[f];
+        dist += diff * diff;
+      }
+      const double phi = std::exp(-gamma[j] * dist);
+      const double* wj = weights.data() + j * k;
+      for (std::size_t t = 0; t < k; ++t) oi[t] += phi * wj[t];
+    }
+  }
+  if (task == data::Task::regression) y_scaler.inverse_transform(out.data(), rows);
+}
+
+std::vector<std::size_t> Network::predict_classes(const double* x, std::size_t rows) const {
+  std::vector<double> scores;
+  predict(x, rows, scores);
+  std::vector<std::size_t> classes(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* s = scores.data() + i * outputs;
+    classes[i] = static_cast<std::size_t>(std::max_element(s, s + outputs) - s);
+  }
+  return classes;
+}
+
+}  // namespace rbf::model

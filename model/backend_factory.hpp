@@ -1,0 +1,16 @@
+// Chooses and creates the compute backend named by the configuration.
+#pragma once
+
+#include <memory>
+
+#include "model/backend.hpp"
+#include "model/config.hpp"
+
+namespace rbf::model {
+
+// cpu: the Eigen backend. gpu: the CUDA backend, or an error saying why it is unavailable.
+// auto: starts on the CPU, where small models are fastest.
+template <typename T>
+std::unique_ptr<Backend<T>> make_backend(BackendKind kind, const BackendConfig& backend, int threads);
+
+}  // namespace rbf::model

@@ -1,0 +1,84 @@
+// The Eigen CPU backend: the trainer's large state in host memory, OpenMP over candidates.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "model/backend.hpp"
+
+namespace rbf::model {
+
+template <typename T>
+class EigenBackend final : public Backend<T> {
+ public:
+  // threads <= 0: OpenMP's default (all cores).
+  explicit EigenBackend(int threads = 0);
+
+  std::string name() const override { return "cpu"; }
+  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
+                         std::size_t k) override;
+  void set_validation_data(const T* x, std::size_t nv) override;
+  void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
+                      std::size_t count, double memory_budget_bytes) override;
+  bool candidates_stored() const override { return stored_; }
+  void reset_to_bias(std::vector<double>& a) override;
+  void mark_used(std::size_t c) override { used_.at(c) = 1; }
+  Selection select_ols(double lambda, double tol) override;
+  Selection select_max_residual() override;
+  double add_node(std::size_t c, double tol, std::vector<double>& h) override;
+  double update(bool statistics, std::vector<double>& a) override;
+  void add_validation_column(std::size_t c) override;
+  void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override;
+  std::size_t nodes() const override { return basis_ == 0 ? 0 : basis_ - 1; }
+  std::size_t memory_bytes() const override;
+
+  // The orthonormal basis Q (n x (nodes + 1)), for tests of its orthogonality.
+  Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> basis() const {
+    return q_.leftCols(static_cast<Eigen::Index>(basis_));
+  }
+
+ private:
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;  // column-major
+  using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+  // One pass over every unused candidate column (eigen_scoring_pass.cpp). With
+  // `reset`: n_c, s_c = z_c^2, g_c = phi_c^T E. Otherwise s_c += z_c^2, g_c -= z_c a.
+  // Either way z_c = phi_c^T q for the newest q is kept in the history Z.
+  void scoring_pass(bool reset, const Vector& q, const std::vector<T>& a);
+  // Candidate c's column over all training rows into out (eigen_backend.cpp).
+  void candidate_column(std::size_t c, T* out) const;
+  // CGS2 of phi against Q, appending the new basis vector (eigen_orthogonalize.cpp).
+  double orthogonalize(std::size_t c, const Vector& phi, double tol, std::vector<double>& h);
+  void ensure_basis_capacity(std::size_t columns);
+
+  int threads_ = 0;
+  std::size_t n_ = 0, d_ = 0, k_ = 0, nv_ = 0;
+  Matrix x_;      // n x d
+  Matrix y_;      // n x k
+  Matrix x_val_;  // nv x d
+
+  std::size_t count_ = 0;      // candidates
+  std::vector<T> centers_;     // count x d row-major
+  std::vector<T> gamma_;       // 1 / (2 sigma^2) per candidate
+  std::vector<std::size_t> rows_;
+  bool stored_ = false;
+  Matrix phi_;                 // n x count when stored
+
+  Matrix q_;                   // n x capacity; the first basis_ columns are Q
+  std::size_t basis_ = 0;      // columns of Q in use (bias included)
+  Matrix e_;                   // residual, n x k
+  std::vector<T> n_norm_, s_proj_;  // n_c, s_c
+  Matrix g_;                   // count x k
+  Matrix z_history_;           // count x capacity: z_c for each basis vector
+  std::size_t z_columns_ = 0;  // basis vectors whose z is in the history for every unused candidate
+  std::vector<unsigned char> used_;
+  Matrix phi_val_;             // nv x capacity
+  std::size_t val_columns_ = 0;
+};
+
+template <typename T>
+std::unique_ptr<Backend<T>> make_eigen_backend(int threads);
+
+}  // namespace rbf::model

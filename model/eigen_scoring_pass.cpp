@@ -1,0 +1,89 @@
+// The CPU scoring pass: one read of every unused candidate column per iteration.
+//
+// For each candidate: z_c = phi_c^T q, then s_c += z_c^2 and g_c -= z_c a (or, on reset,
+// n_c = ||phi_c||^2, s_c = z_c^2, g_c = phi_c^T E). Stored candidates are read from Phi_C;
+// otherwise each tile of candidates is evaluated block by block into thread-local scratch.
+// Both paths reduce over the same row blocks in the same order, so they agree bit for bit.
+#include <algorithm>
+#include <vector>
+
+#include "model/eigen_backend.hpp"
+#include "model/gaussian_columns.hpp"
+
+namespace rbf::model {
+
+namespace {
+// Candidates per work item: enough to amortize the scheduling, few enough to balance 2+ threads.
+constexpr std::size_t kCandidateTile = 16;
+}  // namespace
+
+template <typename T>
+void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vector<T>& a) {
+  const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
+  const std::size_t tiles = (count_ + kCandidateTile - 1) / kCandidateTile;
+  const std::size_t k = k_;
+  const std::size_t block = std::min(kRowBlock, n_);
+
+#pragma omp parallel
+  {
+    // Per-thread scratch: one row block of a tile of candidate columns (matrix-free only).
+    std::vector<T> tile_values(stored_ ? 0 : block * kCandidateTile);
+    std::vector<T> acc(stored_ ? 0 : block);
+    // Partial sums per candidate of the tile: z, then n and g_j on reset.
+    std::vector<T> z(kCandidateTile), nn(kCandidateTile), g(kCandidateTile * k);
+
+#pragma omp for schedule(dynamic, 1)
+    for (long tile = 0; tile < static_cast<long>(tiles); ++tile) {
+      const std::size_t c0 = static_cast<std::size_t>(tile) * kCandidateTile;
+      const std::size_t c1 = std::min(count_, c0 + kCandidateTile);
+      bool any = false;
+      for (std::size_t c = c0; c < c1; ++c) any = any || !used_[c];
+      if (!any) continue;
+      std::fill(z.begin(), z.end(), T(0));
+      std::fill(nn.begin(), nn.end(), T(0));
+      std::fill(g.begin(), g.end(), T(0));
+
+      for (std::size_t r0 = 0; r0 < n_; r0 += kRowBlock) {
+        const std::size_t rows = std::min(kRowBlock, n_ - r0);
+        for (std::size_t c = c0; c < c1; ++c) {
+          if (used_[c]) continue;
+          const std::size_t lc = c - c0;
+          const T* phi;
+          if (stored_) {
+            phi = phi_.col(static_cast<Eigen::Index>(c)).data() + r0;
+          } else {
+            T* out = tile_values.data() + lc * block;
+            gaussian_block(x_.data(), n_, d_, &centers_[c * d_], gamma_[c], r0, rows, out, acc.data());
+            phi = out;
+          }
+          z[lc] += block_dot(phi, q.data() + r0, rows);
+          if (reset) {
+            nn[lc] += block_dot(phi, phi, rows);
+            for (std::size_t j = 0; j < k; ++j)
+              g[lc * k + j] += block_dot(phi, e_.col(static_cast<Eigen::Index>(j)).data() + r0, rows);
+          }
+        }
+      }
+
+      for (std::size_t c = c0; c < c1; ++c) {
+        if (used_[c]) continue;
+        const std::size_t lc = c - c0;
+        const auto ci = static_cast<Eigen::Index>(c);
+        z_history_(ci, z_col) = z[lc];
+        if (reset) {
+          n_norm_[c] = nn[lc];
+          s_proj_[c] = z[lc] * z[lc];
+          for (std::size_t j = 0; j < k; ++j) g_(ci, static_cast<Eigen::Index>(j)) = g[lc * k + j];
+        } else {
+          s_proj_[c] += z[lc] * z[lc];
+          for (std::size_t j = 0; j < k; ++j) g_(ci, static_cast<Eigen::Index>(j)) -= z[lc] * a[j];
+        }
+      }
+    }
+  }
+}
+
+template void EigenBackend<float>::scoring_pass(bool, const Vector&, const std::vector<float>&);
+template void EigenBackend<double>::scoring_pass(bool, const Vector&, const std::vector<double>&);
+
+}  // namespace rbf::model
