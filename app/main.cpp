@@ -1,2 +1,256 @@
-// rbfnet command line entry point (placeholder).
-int main() { return 0; }
+// rbfnet command line: parses the subcommands and their flags, then calls the command bodies
+// (app/commands.hpp). Every failure becomes one line on stderr and exit status 1 or 2.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli_train_options.hpp"
+#include "app/commands.hpp"
+#include "app/error_report.hpp"
+#include "app/file_checks.hpp"
+#include "app/logging_setup.hpp"
+#include "data/errors.hpp"
+#include "model/config_yaml.hpp"
+
+namespace rbf::app {
+namespace {
+
+const std::vector<std::string> kCommands{"train", "predict", "evaluate", "bench", "info"};
+const std::vector<std::string> kBenchBackends{"cpu", "gpu", "auto"};
+
+const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 usage or input error.";
+
+// Before CLI11 sees them: no command at all, or a misspelt one, deserve a plainer message
+// than "unexpected argument".
+void check_command_name(int argc, char** argv) {
+  if (argc < 2) {
+    throw InputError(
+        "a command is required: train, predict, evaluate, bench or info "
+        "(see 'rbfnet --help')");
+  }
+  const std::string word = argv[1];
+  if (word == "-h" || word == "--help" || word == "--version") return;
+  if (!word.empty() && word[0] == '-') {
+    throw InputError("unknown option '" + word +
+                     "' for 'rbfnet'; give a command first: rbfnet COMMAND [OPTIONS] "
+                     "(see 'rbfnet --help')");
+  }
+  if (std::find(kCommands.begin(), kCommands.end(), word) != kCommands.end()) return;
+  const std::string suggestion = model::closest_match(word, kCommands);
+  throw InputError("unknown command '" + word + "'" +
+                   (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)") +
+                   "; the commands are train, predict, evaluate, bench and info");
+}
+
+// Every long flag of `command`, for "did you mean".
+std::vector<std::string> flag_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
+// Subcommands collect what they do not know (allow_extras) so that the first unknown word is
+// reported with the command it was given to and the closest flag.
+void check_leftovers(const CLI::App& command) {
+  const std::vector<std::string> leftovers = command.remaining();
+  if (leftovers.empty()) return;
+  const std::string where = "'rbfnet " + command.get_name() + "'";
+  const std::string& word = leftovers.front();
+  if (word.size() > 1 && word[0] == '-') {
+    const std::string name = word.substr(0, word.find('='));
+    const std::string suggestion = model::closest_match(name, flag_names(command));
+    if (!suggestion.empty()) {
+      throw InputError("unknown option '" + name + "' for " + where + " (did you mean '" + suggestion + "'?)");
+    }
+    throw InputError("unknown option '" + name + "' for " + where + "; see 'rbfnet " + command.get_name() + " --help'");
+  }
+  throw InputError("unexpected argument '" + word + "' for " + where + "; see 'rbfnet " + command.get_name() +
+                   " --help'");
+}
+
+// "--synthetic 100000,8" -> rows and dimensions.
+void parse_synthetic(const std::string& text, BenchOptions& options) {
+  const auto comma = text.find(',');
+  auto positive = [](const std::string& part, std::size_t& out) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
+    try {
+      out = static_cast<std::size_t>(std::stoull(part));
+    } catch (const std::exception&) {
+      return false;
+    }
+    return out >= 1;
+  };
+  if (comma == std::string::npos || !positive(text.substr(0, comma), options.synthetic_rows) ||
+      !positive(text.substr(comma + 1), options.synthetic_dims)) {
+    throw InputError("--synthetic must be ROWS,DIMS with both integers >= 1, got '" + text + "'");
+  }
+}
+
+void check_bench_backends(const std::vector<std::string>& backends) {
+  for (const std::string& backend : backends) {
+    if (std::find(kBenchBackends.begin(), kBenchBackends.end(), backend) != kBenchBackends.end()) {
+      continue;
+    }
+    const std::string suggestion = model::closest_match(backend, kBenchBackends);
+    throw InputError("--backends must list cpu, gpu and/or auto, got '" + backend + "'" +
+                     (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
+  }
+}
+
+int run_command_line(int argc, char** argv) {
+  setup_logging();
+
+  CLI::App app{"rbfnet " RBF_VERSION
+               ": trains Gaussian RBF networks one node at a time, on the CPU (Eigen) or a "
+               "CUDA GPU, switching between them by model size.",
+               "rbfnet"};
+  app.set_version_flag("--version", std::string("rbfnet ") + RBF_VERSION, "Print the version and exit");
+  app.require_subcommand(1);
+  app.footer(std::string("Run 'rbfnet COMMAND --help' for the flags of a command.\n") + kExitStatus);
+
+  // train
+  CLI::App* train = app.add_subcommand("train", "Train a network on a CSV file and write the model");
+  ConfigFlags train_flags;
+  add_train_flags(*train, train_flags);
+  bool print_config = false;
+  train->add_flag("--print-config", print_config,
+                  "Print the effective configuration (config file + flags) as YAML and exit");
+  train->footer(std::string("Flags override the values of --config; configs/default.yaml lists "
+                            "every key with its default.\n") +
+                kExitStatus);
+
+  // predict
+  CLI::App* predict = app.add_subcommand("predict", "Predict with a trained model");
+  PredictOptions predict_options;
+  ConfigFlags predict_csv;
+  predict->add_option("--model", predict_options.model, "Model file written by 'rbfnet train'")
+      ->type_name("MODEL")
+      ->required();
+  predict->add_option("--data", predict_options.data, "CSV file with the model's feature columns")
+      ->type_name("FILE")
+      ->required();
+  predict->add_option("--out", predict_options.out, "Predictions CSV; default standard output")->type_name("CSV");
+  predict_csv.add_value(*predict, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
+  predict_csv.add_value(*predict, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  predict->footer(kExitStatus);
+
+  // evaluate
+  CLI::App* evaluate = app.add_subcommand("evaluate", "Measure a trained model on labelled data");
+  EvaluateOptions evaluate_options;
+  ConfigFlags evaluate_csv;
+  evaluate->add_option("--model", evaluate_options.model, "Model file written by 'rbfnet train'")
+      ->type_name("MODEL")
+      ->required();
+  evaluate->add_option("--data", evaluate_options.data, "CSV file with features and targets")
+      ->type_name("FILE")
+      ->required();
+  evaluate_csv.add_list(*evaluate, "--target", "data.target", "COL", "Target column(s) by name or 0-based index")
+      ->required();
+  evaluate_csv.add_value(*evaluate, "--delimiter", "data.delimiter", "CHAR",
+                         "CSV separator: auto, tab or one character");
+  evaluate_csv.add_value(*evaluate, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  evaluate->footer(kExitStatus);
+
+  // bench
+  CLI::App* bench =
+      app.add_subcommand("bench", "Train on cpu, gpu and auto with the same seed and draw the cost curves");
+  BenchOptions bench_options;
+  ConfigFlags bench_flags;
+  std::string synthetic;
+  CLI::Option* bench_data = bench_flags.add_value(*bench, "--data", "data.path", "FILE", "Training CSV file");
+  CLI::Option* bench_target =
+      bench_flags.add_list(*bench, "--target", "data.target", "COL", "Target column(s), with --data");
+  CLI::Option* bench_synthetic =
+      bench->add_option("--synthetic", synthetic, "Generated data instead of --data: ROWS,DIMS")->type_name("N,D");
+  bench_data->excludes(bench_synthetic);
+  bench_target->excludes(bench_synthetic);
+  bench->add_option("--backends", bench_options.backends, "Backends to run, from cpu,gpu,auto")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench_flags.add_value(*bench, "--nodes", "stopping.max_nodes", "M", "Maximum Gaussian nodes, >= 1");
+  bench->add_option("--out", bench_options.out_dir, "Folder for the cost logs and plots")
+      ->type_name("DIR")
+      ->capture_default_str();
+  bench_flags.add_config_file(*bench);
+  bench->footer(kExitStatus);
+
+  // info
+  CLI::App* info =
+      app.add_subcommand("info", "Print build options, compiler, library versions and the CUDA devices found");
+  info->footer(kExitStatus);
+
+  for (CLI::App* command : {train, predict, evaluate, bench, info}) command->allow_extras();
+
+  check_command_name(argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version: printed on standard output, status 0
+  } catch (const CLI::ParseError& e) {
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    // A misspelt flag explains a "required" error that follows from it; report it first.
+    if (!chosen.empty()) check_leftovers(*chosen.front());
+    const std::string help = chosen.empty() ? "rbfnet --help" : "rbfnet " + chosen.front()->get_name() + " --help";
+    throw InputError(std::string(e.what()) + " (see '" + help + "')");
+  }
+  CLI::App* chosen = app.get_subcommands().front();
+  check_leftovers(*chosen);
+
+  if (chosen == train) {
+    const model::Config config = train_flags.build();
+    set_log_level(config.logging.level);
+    if (print_config) {
+      std::cout << model::config_to_yaml(config) << std::flush;
+      return kExitSuccess;
+    }
+    require_training_inputs(config);
+    return run_train(config);
+  }
+  if (chosen == predict) {
+    const model::Config csv = predict_csv.build();
+    predict_options.delimiter = csv.data.delimiter;
+    predict_options.skip_rows = csv.data.skip_rows;
+    require_readable_file(predict_options.model, "model file");
+    require_readable_file(predict_options.data, "data file");
+    return run_predict(predict_options);
+  }
+  if (chosen == evaluate) {
+    const model::Config csv = evaluate_csv.build();
+    evaluate_options.target = csv.data.target;
+    evaluate_options.delimiter = csv.data.delimiter;
+    evaluate_options.skip_rows = csv.data.skip_rows;
+    require_readable_file(evaluate_options.model, "model file");
+    require_readable_file(evaluate_options.data, "data file");
+    return run_evaluate(evaluate_options);
+  }
+  if (chosen == bench) {
+    bench_options.config = bench_flags.build();
+    set_log_level(bench_options.config.logging.level);
+    bench_options.data = bench_options.config.data.path;
+    bench_options.target = bench_options.config.data.target;
+    if (!synthetic.empty()) {
+      parse_synthetic(synthetic, bench_options);
+    } else if (bench_options.data.empty()) {
+      throw InputError("'rbfnet bench' needs --data FILE --target COL or --synthetic ROWS,DIMS");
+    } else if (bench_options.target.empty()) {
+      throw InputError("'rbfnet bench' needs --target COL with --data (or data.target in the config)");
+    } else {
+      require_readable_file(bench_options.data, "data file");
+    }
+    check_bench_backends(bench_options.backends);
+    return run_bench(bench_options);
+  }
+  return run_info();
+}
+
+}  // namespace
+}  // namespace rbf::app
+
+int main(int argc, char** argv) {
+  return rbf::app::run_reporting_errors([&] { return rbf::app::run_command_line(argc, argv); });
+}

@@ -1,1 +1,331 @@
-// placeholder: being written
+// Tests of the YAML config: defaults, shipped configs, round trip, every error kind, overrides.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "data/errors.hpp"
+#include "model/config.hpp"
+#include "model/config_yaml.hpp"
+
+namespace {
+
+using rbf::InputError;
+using rbf::model::Config;
+
+const std::string kConfigsDir = std::string(RBF_TEST_DATA_DIR) + "/../../configs";
+
+// Compares every field; a new Config field must be added here and to the schema.
+void check_same(const Config& a, const Config& b) {
+  CHECK(a.data.path == b.data.path);
+  CHECK(a.data.target == b.data.target);
+  CHECK(a.data.features == b.data.features);
+  CHECK(a.data.delimiter == b.data.delimiter);
+  CHECK(a.data.skip_rows == b.data.skip_rows);
+  CHECK(a.data.task == b.data.task);
+  CHECK(a.data.validation == b.data.validation);
+  CHECK(a.data.seed == b.data.seed);
+  CHECK(a.candidates.pool == b.candidates.pool);
+  CHECK(a.candidates.width_factors == b.candidates.width_factors);
+  CHECK(a.candidates.sigma0 == b.candidates.sigma0);
+  CHECK(a.candidates.sigma0_sample == b.candidates.sigma0_sample);
+  CHECK(a.candidates.memory_budget_mb == b.candidates.memory_budget_mb);
+  CHECK(a.trainer.strategy == b.trainer.strategy);
+  CHECK(a.trainer.lambda == b.trainer.lambda);
+  CHECK(a.trainer.dependency_tol == b.trainer.dependency_tol);
+  CHECK(a.trainer.precision == b.trainer.precision);
+  CHECK(a.trainer.threads == b.trainer.threads);
+  CHECK(a.stopping.max_nodes == b.stopping.max_nodes);
+  CHECK(a.stopping.goal == b.stopping.goal);
+  CHECK(a.stopping.patience == b.stopping.patience);
+  CHECK(a.stopping.max_seconds == b.stopping.max_seconds);
+  CHECK(a.backend.kind == b.backend.kind);
+  CHECK(a.backend.switch_at_nodes == b.backend.switch_at_nodes);
+  CHECK(a.backend.confirm == b.backend.confirm);
+  CHECK(a.backend.gpu_device == b.backend.gpu_device);
+  CHECK(a.backend.gpu_memory_budget_mb == b.backend.gpu_memory_budget_mb);
+  CHECK(a.backend.gpu_memory == b.backend.gpu_memory);
+  CHECK(a.logging.level == b.logging.level);
+  CHECK(a.logging.iteration_log == b.logging.iteration_log);
+  CHECK(a.logging.progress == b.logging.progress);
+  CHECK(a.output.model == b.output.model);
+}
+
+// A config in which every field differs from its default.
+Config all_changed() {
+  using namespace rbf::model;
+  Config c;
+  c.data.path = "dir with space/train #1.csv";
+  c.data.target = {"price", "3", "say \"hi\""};
+  c.data.features = {"a", "b: c"};
+  c.data.delimiter = ';';
+  c.data.skip_rows = 2;
+  c.data.task = TaskKind::classification;
+  c.data.validation = 0.1;
+  c.data.seed = 18446744073709551615ULL;
+  c.candidates.pool = 77;
+  c.candidates.width_factors = {0.1, 1.0 / 3.0, 7.5};
+  c.candidates.sigma0 = 2.718281828459045;
+  c.candidates.sigma0_sample = 99;
+  c.candidates.memory_budget_mb = 12.5;
+  c.trainer.strategy = Strategy::max_residual;
+  c.trainer.lambda = 1e-9;
+  c.trainer.dependency_tol = 3e-7;
+  c.trainer.precision = Precision::float64;
+  c.trainer.threads = 6;
+  c.stopping.max_nodes = 12345;
+  c.stopping.goal = 0.01;
+  c.stopping.patience = 0;
+  c.stopping.max_seconds = 3600.5;
+  c.backend.kind = BackendKind::gpu;
+  c.backend.switch_at_nodes = 40;
+  c.backend.confirm = 1;
+  c.backend.gpu_device = 1;
+  c.backend.gpu_memory_budget_mb = 2048;
+  c.backend.gpu_memory = GpuMemory::mapped;
+  c.logging.level = "debug";
+  c.logging.iteration_log = "log\tfile.csv";
+  c.logging.progress = false;
+  c.output.model = "out/m.rbfn";
+  return c;
+}
+
+// The InputError message of parse_config(text), or "" when it parses.
+std::string parse_error(const std::string& text) {
+  try {
+    rbf::model::parse_config(text, "cfg.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return std::string();
+}
+
+std::string override_error(const std::vector<rbf::model::ConfigOverride>& overrides) {
+  Config config;
+  try {
+    rbf::model::apply_overrides(config, overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return std::string();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("config: the struct defaults are valid and an empty file means all defaults") {
+  const Config defaults;
+  CHECK_NOTHROW(rbf::model::validate_config(defaults));
+  check_same(rbf::model::parse_config("", "empty.yaml"), defaults);
+  check_same(rbf::model::parse_config("# only a comment\n\n", "c.yaml"), defaults);
+  check_same(rbf::model::parse_config("trainer:\nstopping: ~\n", "c.yaml"), defaults);
+}
+
+TEST_CASE("config: configs/default.yaml equals the struct defaults exactly") {
+  check_same(rbf::model::load_config(kConfigsDir + "/default.yaml"), Config());
+  // Every key is written out (so it is documented), not merely defaulted.
+  const YAML::Node root = YAML::LoadFile(kConfigsDir + "/default.yaml");
+  for (const std::string& path : rbf::model::config_key_paths()) {
+    const auto dot = path.find('.');
+    CAPTURE(path);
+    CHECK(root[path.substr(0, dot)][path.substr(dot + 1)].IsDefined());
+  }
+}
+
+TEST_CASE("config: the shipped configs load and say what they promise") {
+  const Config large = rbf::model::load_config(kConfigsDir + "/large-data.yaml");
+  CHECK(large.candidates.pool > Config().candidates.pool);
+  CHECK(large.data.validation < Config().data.validation);
+  CHECK(large.candidates.memory_budget_mb > Config().candidates.memory_budget_mb);
+
+  const Config tx2 = rbf::model::load_config(kConfigsDir + "/tx2.yaml");
+  CHECK(tx2.trainer.precision == rbf::model::Precision::float32);
+  CHECK(tx2.backend.gpu_memory_budget_mb > 0.0);
+  CHECK(tx2.backend.gpu_memory_budget_mb <= 4096.0);
+  CHECK(tx2.candidates.pool < Config().candidates.pool);
+}
+
+TEST_CASE("config: config_to_yaml round-trips through parse_config") {
+  SUBCASE("defaults") { check_same(rbf::model::parse_config(rbf::model::config_to_yaml(Config()), "rt"), Config()); }
+  SUBCASE("every field changed") {
+    const Config changed = all_changed();
+    const std::string yaml = rbf::model::config_to_yaml(changed);
+    CAPTURE(yaml);
+    const Config back = rbf::model::parse_config(yaml, "rt");
+    check_same(back, changed);
+    CHECK(rbf::model::config_to_yaml(back) == yaml);
+  }
+  SUBCASE("tab delimiter and automatic detection") {
+    Config c;
+    c.data.delimiter = '\t';
+    CHECK(rbf::model::parse_config(rbf::model::config_to_yaml(c), "rt").data.delimiter == '\t');
+    CHECK(contains(rbf::model::config_to_yaml(Config()), "delimiter: auto"));
+  }
+}
+
+TEST_CASE("config: values are read in the documented forms") {
+  const Config c = rbf::model::parse_config(
+      "data:\n  target: y\n  delimiter: tab\n  task: Regression\n"
+      "candidates:\n  width_factors: 1.5\n"
+      "backend: {kind: cpu}\n"
+      "logging:\n  level: WARN\n  progress: no\n  iteration_log:\n",
+      "c.yaml");
+  CHECK(c.data.target == std::vector<std::string>{"y"});
+  CHECK(c.data.delimiter == '\t');
+  CHECK(c.data.task == rbf::model::TaskKind::regression);
+  CHECK(c.candidates.width_factors == std::vector<double>{1.5});
+  CHECK(c.backend.kind == rbf::model::BackendKind::cpu);
+  CHECK(c.logging.level == "warn");
+  CHECK_FALSE(c.logging.progress);
+  CHECK(c.logging.iteration_log.empty());
+  // A byte-order mark does not upset the reader.
+  CHECK(rbf::model::parse_config("\xEF\xBB\xBFtrainer:\n  lambda: 0.5\n", "bom.yaml").trainer.lambda == 0.5);
+}
+
+TEST_CASE("config: unknown keys name the key path and suggest the closest one") {
+  CHECK(parse_error("trainer:\n  lamda: 0.1\n") ==
+        "cfg.yaml:2:3: unknown key 'trainer.lamda' (did you mean 'trainer.lambda'?)");
+  CHECK(parse_error("stopping:\n  max-nodes: 5\n") ==
+        "cfg.yaml:2:3: unknown key 'stopping.max-nodes' (did you mean 'stopping.max_nodes'?)");
+  // The right key in the wrong section points to its section.
+  CHECK(parse_error("stopping:\n  lambda: 1\n") ==
+        "cfg.yaml:2:3: unknown key 'stopping.lambda' (did you mean 'trainer.lambda'?)");
+  CHECK(parse_error("traner:\n  lambda: 1\n") == "cfg.yaml:1:1: unknown section 'traner' (did you mean 'trainer'?)");
+  CHECK(parse_error("lambda: 1\n") == "cfg.yaml:1:1: unknown section 'lambda' (did you mean 'trainer.lambda'?)");
+  // Nothing close: the valid keys are listed instead.
+  CHECK(parse_error("trainer:\n  colour: blue\n") ==
+        "cfg.yaml:2:3: unknown key 'trainer.colour'; the keys of 'trainer' are strategy, lambda, "
+        "dependency_tol, precision, threads");
+}
+
+TEST_CASE("config: wrong types name the key and the expected type") {
+  CHECK(parse_error("stopping:\n  max_nodes: abc\n") ==
+        "cfg.yaml:2:14: 'stopping.max_nodes' must be an integer >= 1, got 'abc'");
+  CHECK(parse_error("trainer:\n  lambda: {a: 1}\n") ==
+        "cfg.yaml:2:11: 'trainer.lambda' must be a number >= 0, got a map");
+  CHECK(parse_error("trainer:\n  threads: 1.5\n") ==
+        "cfg.yaml:2:12: 'trainer.threads' must be an integer >= 0, got '1.5'");
+  CHECK(parse_error("trainer: 3\n") ==
+        "cfg.yaml:1:10: 'trainer' must be a map of keys (strategy, lambda, dependency_tol, "
+        "precision, threads), got '3'");
+  CHECK(parse_error("logging:\n  progress: maybe\n") ==
+        "cfg.yaml:2:13: 'logging.progress' must be true or false, got 'maybe'");
+  CHECK(parse_error("candidates:\n  pool:\n") ==
+        "cfg.yaml:2:3: 'candidates.pool' must be an integer >= 1, got nothing");
+  CHECK(parse_error("- a\n- b\n") ==
+        "cfg.yaml:1:1: a config must be a map of sections (data, candidates, trainer, stopping, "
+        "backend, logging, output), got a list");
+  CHECK(contains(parse_error("stopping:\n  max_nodes: 99999999999999999999999\n"),
+                 "'stopping.max_nodes' must be an integer >= 1"));
+  CHECK(contains(parse_error("trainer:\n  lambda: .nan\n"), "must be a number >= 0, got '.nan'"));
+}
+
+TEST_CASE("config: out-of-range values name the key and the allowed range") {
+  CHECK(parse_error("stopping:\n  max_nodes: 0\n") ==
+        "cfg.yaml:2:14: 'stopping.max_nodes' must be an integer >= 1, got 0");
+  CHECK(parse_error("stopping:\n  max_nodes: -3\n") ==
+        "cfg.yaml:2:14: 'stopping.max_nodes' must be an integer >= 1, got '-3'");
+  CHECK(parse_error("data:\n  validation: 0.95\n") ==
+        "cfg.yaml:2:15: 'data.validation' must be a number in [0, 0.9], got 0.95");
+  CHECK(parse_error("trainer:\n  dependency_tol: 0\n") ==
+        "cfg.yaml:2:19: 'trainer.dependency_tol' must be a number in (0, 1), got 0");
+  CHECK(parse_error("candidates:\n  width_factors: [1, -2]\n") ==
+        "cfg.yaml:2:18: 'candidates.width_factors' must be a non-empty list of numbers > 0, got [1, -2]");
+  CHECK(parse_error("output:\n  model: \"\"\n") ==
+        "cfg.yaml:2:10: 'output.model' must be a non-empty file name, got \"\"");
+  CHECK(parse_error("data:\n  delimiter: ';;'\n") ==
+        "cfg.yaml:2:14: 'data.delimiter' must be auto, tab or a single character other than a "
+        "quote or line break, got ';;'");
+}
+
+TEST_CASE("config: enumerations list the allowed values") {
+  CHECK(parse_error("backend:\n  kind: gpuu\n") ==
+        "cfg.yaml:2:9: 'backend.kind' must be one of cpu, gpu, auto, got 'gpuu'");
+  CHECK(parse_error("trainer:\n  precision: half\n") ==
+        "cfg.yaml:2:14: 'trainer.precision' must be one of float32, float64, got 'half'");
+  CHECK(parse_error("logging:\n  level: loud\n") ==
+        "cfg.yaml:2:10: 'logging.level' must be one of trace, debug, info, warn, error, off, got "
+        "'loud'");
+}
+
+TEST_CASE("config: YAML syntax errors carry line and column") {
+  CHECK(parse_error("trainer:\n  lambda: 0.1\n   bad: [\n") == "cfg.yaml:3:7: YAML syntax error: illegal map value");
+  CHECK(parse_error("trainer: {lambda: 1\n") == "cfg.yaml:2:1: YAML syntax error: end of map flow not found");
+  CHECK(parse_error("trainer:\n\tlambda: 1\n") ==
+        "cfg.yaml:2:8: YAML syntax error: illegal map value (indent with spaces: YAML does not "
+        "allow tabs there)");
+  CHECK(parse_error("trainer:\n  lambda: 1\n  lambda: 2\n") ==
+        "cfg.yaml:3:3: duplicate key 'trainer.lambda' (first given on line 2)");
+  CHECK(parse_error("data: {}\n---\ndata: {}\n") ==
+        "cfg.yaml:3:1: a config holds one YAML document, but a second one starts here");
+  CHECK(contains(parse_error(std::string("trainer:\0 x", 11)), "NUL"));
+}
+
+TEST_CASE("config: load_config names the file it cannot read") {
+  try {
+    rbf::model::load_config("/nonexistent/dir/cfg.yaml");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "cannot open config file '/nonexistent/dir/cfg.yaml': No such file or directory");
+  }
+  CHECK_THROWS_WITH_AS(rbf::model::load_config(kConfigsDir),
+                       ("cannot read config file '" + kConfigsDir + "': it is a directory").c_str(), InputError);
+  const std::string path = "rbfnet_test_config_bad.yaml";
+  {
+    std::ofstream out(path);
+    out << "# settings\nstopping:\n  patience: lots\n";
+  }
+  CHECK_THROWS_WITH_AS(rbf::model::load_config(path),
+                       (path + ":3:13: 'stopping.patience' must be an integer >= 0, got 'lots'").c_str(), InputError);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("config: command-line overrides win and their errors name the flag") {
+  Config config = rbf::model::parse_config("stopping:\n  max_nodes: 10\ndata:\n  target: a\n", "f");
+  rbf::model::apply_overrides(config, {{"stopping.max_nodes", {"25"}, "--nodes"},
+                                       {"data.target", {"y1", "y2"}, "--target"},
+                                       {"data.delimiter", {"\\t"}, "--delimiter"},
+                                       {"logging.progress", {"false"}, "--quiet"}});
+  CHECK(config.stopping.max_nodes == 25);
+  CHECK(config.data.target == std::vector<std::string>{"y1", "y2"});
+  CHECK(config.data.delimiter == '\t');
+  CHECK_FALSE(config.logging.progress);
+  CHECK(config.trainer.lambda == 0.0);  // untouched keys keep their values
+
+  CHECK(override_error({{"stopping.max_nodes", {"abc"}, "--nodes"}}) == "--nodes must be an integer >= 1, got 'abc'");
+  CHECK(override_error({{"stopping.max_nodes", {"0"}, "--nodes"}}) == "--nodes must be an integer >= 1, got 0");
+  CHECK(override_error({{"backend.kind", {"tpu"}, "--backend"}}) ==
+        "--backend must be one of cpu, gpu, auto, got 'tpu'");
+  CHECK(override_error({{"data.validation", {"1.5"}, "--validation"}}) ==
+        "--validation must be a number in [0, 0.9], got 1.5");
+  CHECK(override_error({{"data.target", {"a", ""}, "--target"}}) ==
+        "--target must be a column name or 0-based index, or a list of them, got [\"a\", \"\"]");
+}
+
+TEST_CASE("config: validate_config checks values set in code") {
+  Config config;
+  config.candidates.pool = 0;
+  CHECK_THROWS_WITH_AS(rbf::model::validate_config(config), "'candidates.pool' must be an integer >= 1, got 0",
+                       InputError);
+  config = Config();
+  config.candidates.width_factors.clear();
+  CHECK_THROWS_AS(rbf::model::validate_config(config), InputError);
+  config = Config();
+  config.stopping.goal = -1;
+  CHECK_THROWS_WITH_AS(rbf::model::validate_config(config, [](const std::string& key) { return "[" + key + "]"; }),
+                       "[stopping.goal] must be a number >= 0, got -1", InputError);
+}
+
+TEST_CASE("config: closest_match suggests near words only") {
+  using rbf::model::closest_match;
+  const std::vector<std::string> words{"train", "predict", "evaluate", "bench", "info"};
+  CHECK(closest_match("trian", words) == "train");
+  CHECK(closest_match("evalute", words) == "evaluate");
+  CHECK(closest_match("PREDICT", words) == "predict");
+  CHECK(closest_match("xyz", words).empty());
+  CHECK(closest_match("", words).empty());
+}

@@ -1,1 +1,125 @@
-# End-to-end tests of the rbfnet binary.
+# End-to-end tests of the rbfnet binary: help, version, info, and every usage or input error
+# that must stop rbfnet before training (exit 2, one line on stderr). Each test runs
+# tests/cli/expect.cmake; the tiny bad inputs live in tests/cli/data/. Run: ctest -L cli
+set(RBF_CLI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(RBF_CLI_DATA ${RBF_CLI_TEST_DIR}/data)
+set(RBF_CLI_WORK_DIR ${CMAKE_CURRENT_BINARY_DIR}/cli-work)
+file(MAKE_DIRECTORY ${RBF_CLI_WORK_DIR})
+# A cross build (cmake/aarch64-linux-gnu.cmake) runs rbfnet through its emulator (qemu).
+string(REPLACE ";" "@@" RBF_CLI_LAUNCHER "${CMAKE_CROSSCOMPILING_EMULATOR}@@")
+if(NOT CMAKE_CROSSCOMPILING OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  set(RBF_CLI_LAUNCHER "")
+endif()
+
+# rbf_cli_test(NAME [EXIT code] [STDOUT regex] [STDERR regex] [NOT_STDOUT regex] ARGS arg...)
+function(rbf_cli_test name)
+  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;NOT_STDOUT" "ARGS" ${ARGN})
+  if(NOT DEFINED T_EXIT)
+    set(T_EXIT 0)
+  endif()
+  string(REPLACE ";" "@@" joined "${T_ARGS}")
+  add_test(NAME cli.${name}
+    COMMAND ${CMAKE_COMMAND}
+      "-DCMD=${RBF_CLI_LAUNCHER}$<TARGET_FILE:rbfnet>@@${joined}"
+      "-DEXPECT_EXIT=${T_EXIT}"
+      "-DEXPECT_STDOUT=${T_STDOUT}"
+      "-DEXPECT_STDERR=${T_STDERR}"
+      "-DREJECT_STDOUT=${T_NOT_STDOUT}"
+      -P ${RBF_CLI_TEST_DIR}/expect.cmake
+    WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
+endfunction()
+
+# --- help, version, info --------------------------------------------------------------------
+rbf_cli_test(help STDOUT "Usage: rbfnet.*train.*predict.*evaluate.*bench.*info.*Exit status"
+  ARGS --help)
+rbf_cli_test(help_short STDOUT "Usage: rbfnet" ARGS -h)
+rbf_cli_test(train_help STDOUT "Usage: rbfnet train.*--data FILE.*--target COL.*--config.*--nodes M.*--quiet"
+  ARGS train --help)
+rbf_cli_test(predict_help STDOUT "Usage: rbfnet predict.*--model.*--data.*--out" ARGS predict --help)
+rbf_cli_test(evaluate_help STDOUT "Usage: rbfnet evaluate.*--model.*--data.*--target" ARGS evaluate --help)
+rbf_cli_test(bench_help STDOUT "Usage: rbfnet bench.*--synthetic.*--backends" ARGS bench --help)
+rbf_cli_test(info_help STDOUT "Usage: rbfnet info" ARGS info --help)
+rbf_cli_test(version STDOUT "^rbfnet ${PROJECT_VERSION}\n$" ARGS --version)
+rbf_cli_test(info
+  STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
+  ARGS info)
+
+# --- command-line errors ---------------------------------------------------------------------
+rbf_cli_test(no_command EXIT 2 STDERR "a command is required" ARGS)
+rbf_cli_test(unknown_command EXIT 2 STDERR "unknown command 'trian' \\(did you mean 'train'\\?\\)"
+  ARGS trian)
+rbf_cli_test(unknown_top_flag EXIT 2 STDERR "unknown option '--frobnicate'" ARGS --frobnicate)
+rbf_cli_test(unknown_flag EXIT 2
+  STDERR "unknown option '--nodse' for 'rbfnet train' \\(did you mean '--nodes'\\?\\)"
+  ARGS train --nodse 5)
+rbf_cli_test(unknown_flag_no_suggestion EXIT 2 STDERR "unknown option '--colour' for 'rbfnet predict'"
+  ARGS predict --colour blue)
+rbf_cli_test(stray_argument EXIT 2 STDERR "unexpected argument 'extra' for 'rbfnet info'"
+  ARGS info extra)
+rbf_cli_test(missing_flag_value EXIT 2 STDERR "--nodes" ARGS train --nodes)
+rbf_cli_test(missing_required_model EXIT 2 STDERR "--model is required" ARGS predict --data x.csv)
+rbf_cli_test(missing_required_target EXIT 2 STDERR "--target is required"
+  ARGS evaluate --model m.rbfn --data x.csv)
+rbf_cli_test(train_without_data EXIT 2 STDERR "no training data: give --data" ARGS train --target y)
+rbf_cli_test(train_without_target EXIT 2 STDERR "no target column: give --target"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv)
+rbf_cli_test(bad_integer_flag EXIT 2 STDERR "--nodes must be an integer >= 1, got 'abc'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes abc)
+rbf_cli_test(zero_nodes_flag EXIT 2 STDERR "--nodes must be an integer >= 1, got 0"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 0)
+rbf_cli_test(bad_enum_flag EXIT 2 STDERR "--backend must be one of cpu, gpu, auto, got 'tpu'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --backend tpu)
+rbf_cli_test(out_of_range_flag EXIT 2 STDERR "--validation must be a number in \\[0, 0.9\\], got 2"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation 2)
+rbf_cli_test(negative_lambda_flag EXIT 2 STDERR "--lambda must be a number >= 0, got -1"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --lambda -1)
+rbf_cli_test(bad_delimiter_flag EXIT 2 STDERR "--delimiter must be auto, tab or a single character"
+  ARGS predict --model m.rbfn --data x.csv --delimiter ab)
+rbf_cli_test(bench_without_data EXIT 2 STDERR "needs --data FILE --target COL or --synthetic" ARGS bench)
+rbf_cli_test(bench_bad_synthetic EXIT 2 STDERR "--synthetic must be ROWS,DIMS" ARGS bench --synthetic 1000)
+rbf_cli_test(bench_bad_backend EXIT 2 STDERR "got 'tpu'"
+  ARGS bench --synthetic 100,2 --backends cpu,tpu)
+
+# --- missing and bad files -------------------------------------------------------------------
+rbf_cli_test(missing_data_file EXIT 2 STDERR "data file 'missing\\.csv' does not exist"
+  ARGS train --data missing.csv --target y)
+rbf_cli_test(data_file_is_directory EXIT 2 STDERR "is a directory"
+  ARGS train --data ${RBF_CLI_DATA} --target y)
+rbf_cli_test(missing_model_file EXIT 2 STDERR "model file 'missing\\.rbfn' does not exist"
+  ARGS predict --model missing.rbfn --data ${RBF_CLI_DATA}/good.csv)
+rbf_cli_test(not_a_model_file EXIT 2 STDERR "not_a_model\\.rbfn"
+  ARGS predict --model ${RBF_CLI_DATA}/not_a_model.rbfn --data ${RBF_CLI_DATA}/good.csv)
+rbf_cli_test(malformed_csv EXIT 2 STDERR "malformed\\.csv:3:"
+  ARGS train --data ${RBF_CLI_DATA}/malformed.csv --target y)
+rbf_cli_test(non_numeric_csv EXIT 2 STDERR "nonnumeric\\.csv:3:2: .*abc"
+  ARGS train --data ${RBF_CLI_DATA}/nonnumeric.csv --target y)
+rbf_cli_test(unknown_target_column EXIT 2 STDERR "good\\.csv.*nope"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target nope)
+
+# --- configs ---------------------------------------------------------------------------------
+rbf_cli_test(missing_config EXIT 2 STDERR "cannot open config file 'missing\\.yaml'"
+  ARGS train --config missing.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+rbf_cli_test(config_unknown_key EXIT 2
+  STDERR "unknown_key\\.yaml:3:3: unknown key 'trainer\\.lamda' \\(did you mean 'trainer\\.lambda'\\?\\)"
+  ARGS train --config ${RBF_CLI_DATA}/unknown_key.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+rbf_cli_test(config_out_of_range EXIT 2
+  STDERR "out_of_range\\.yaml:3:14: 'stopping\\.max_nodes' must be an integer >= 1, got 0"
+  ARGS train --config ${RBF_CLI_DATA}/out_of_range.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+rbf_cli_test(config_syntax_error EXIT 2 STDERR "syntax_error\\.yaml:[0-9]+:[0-9]+: YAML syntax error"
+  ARGS train --config ${RBF_CLI_DATA}/syntax_error.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+rbf_cli_test(config_wrong_type EXIT 2 STDERR "wrong_type\\.yaml:3:9: 'candidates\\.pool' must be an integer >= 1, got a list"
+  ARGS train --config ${RBF_CLI_DATA}/wrong_type.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+rbf_cli_test(config_bad_enum EXIT 2 STDERR "'backend\\.kind' must be one of cpu, gpu, auto, got 'tpu'"
+  ARGS train --config ${RBF_CLI_DATA}/bad_enum.yaml --data ${RBF_CLI_DATA}/good.csv --target y)
+
+# --- flags override the config (checked through --print-config, which trains nothing) --------
+rbf_cli_test(flags_override_config
+  STDOUT "lambda: 0\\.5\n.*max_nodes: 5\n.*progress: false\n"
+  ARGS train --config ${RBF_CLI_DATA}/small.yaml --nodes 5 --quiet --print-config)
+rbf_cli_test(print_config_defaults STDOUT "^data:\n  path: \"\"\n.*output:\n  model: \"model\\.rbfn\"\n$"
+  ARGS train --print-config)
+foreach(shipped default large-data tx2)
+  rbf_cli_test(shipped_config_${shipped} STDOUT "^data:\n"
+    ARGS train --config ${PROJECT_SOURCE_DIR}/configs/${shipped}.yaml --print-config)
+endforeach()

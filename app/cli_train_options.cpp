@@ -1,0 +1,131 @@
+// The `rbfnet train` flags: each one overrides one config key, so a flag and the YAML key it
+// stands for are parsed, checked and reported by the same code (model/config_yaml.cpp).
+#include "app/cli_train_options.hpp"
+
+#include <CLI/App.hpp>
+#include <CLI/Option.hpp>
+
+#include "app/file_checks.hpp"
+#include "data/errors.hpp"
+#include "model/config_yaml.hpp"
+
+namespace rbf::app {
+namespace {
+
+// "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 100]"; empty defaults
+// ("" or []) are left out.
+std::string with_key(const std::string& help, const std::string& key_path) {
+  const std::string value = model::config_value_to_yaml(model::Config(), key_path);
+  if (value == "\"\"" || value == "[]") return help + " [" + key_path + "]";
+  return help + " [" + key_path + ", default " + value + "]";
+}
+
+}  // namespace
+
+void ConfigFlags::add_config_file(CLI::App& command) {
+  config_option_ = command
+                       .add_option("--config", config_path_,
+                                   "YAML config file (see configs/default.yaml); flags override its values")
+                       ->type_name("YAML");
+}
+
+CLI::Option* ConfigFlags::add_value(CLI::App& command, const std::string& flag, const std::string& key_path,
+                                    const std::string& value_name, const std::string& help) {
+  bindings_.emplace_back();
+  Binding& binding = bindings_.back();
+  binding.flag = flag;
+  binding.key_path = key_path;
+  binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
+                       ->type_name(value_name)
+                       ->expected(1)
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  return binding.option;
+}
+
+CLI::Option* ConfigFlags::add_list(CLI::App& command, const std::string& flag, const std::string& key_path,
+                                   const std::string& value_name, const std::string& help) {
+  bindings_.emplace_back();
+  Binding& binding = bindings_.back();
+  binding.flag = flag;
+  binding.key_path = key_path;
+  // One value per occurrence (so a stray word is not swallowed), split at commas.
+  binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
+                       ->type_name(value_name)
+                       ->expected(1)
+                       ->delimiter(',')
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return binding.option;
+}
+
+CLI::Option* ConfigFlags::add_switch(CLI::App& command, const std::string& flag, const std::string& key_path,
+                                     const std::string& value, const std::string& help) {
+  bindings_.emplace_back();
+  Binding& binding = bindings_.back();
+  binding.flag = flag;
+  binding.key_path = key_path;
+  binding.switch_value = value;
+  binding.is_switch = true;
+  const std::string description = help + " [" + key_path + " = " + value + "]";
+  binding.option = command.add_flag(flag, description);
+  return binding.option;
+}
+
+model::Config ConfigFlags::build() const {
+  model::Config config = config_path_.empty() ? model::Config() : model::load_config(config_path_);
+  std::vector<model::ConfigOverride> overrides;
+  for (const Binding& binding : bindings_) {
+    if (binding.option->count() == 0) continue;  // only flags given explicitly override
+    overrides.push_back(model::ConfigOverride{
+        binding.key_path, binding.is_switch ? std::vector<std::string>{binding.switch_value} : binding.values,
+        binding.flag});
+  }
+  model::apply_overrides(config, overrides);
+  return config;
+}
+
+void add_train_flags(CLI::App& command, ConfigFlags& flags) {
+  flags.add_value(command, "--data", "data.path", "FILE", "Training CSV file (required here or in the config)");
+  flags.add_list(command, "--target", "data.target", "COL",
+                 "Target column(s) by name or 0-based index (required here or in the config)");
+  flags.add_config_file(command);
+  flags.add_value(command, "--task", "data.task", "KIND", "Task: auto, regression or classification");
+  flags.add_value(command, "--out", "output.model", "MODEL", "Model file to write");
+  flags.add_value(command, "--backend", "backend.kind", "KIND", "Compute backend: cpu, gpu or auto");
+  flags.add_value(command, "--nodes", "stopping.max_nodes", "M", "Maximum Gaussian nodes, >= 1");
+  flags.add_value(command, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  flags.add_value(command, "--validation", "data.validation", "FRACTION",
+                  "Fraction held out for validation, in [0, 0.9]");
+  flags.add_value(command, "--seed", "data.seed", "S", "Seed of the split and candidate sampling");
+  flags.add_value(command, "--log-iter", "logging.iteration_log", "FILE", "Per-iteration cost log (CSV)");
+  flags.add_list(command, "--features", "data.features", "COL",
+                 "Feature columns by name or index; default every non-target column");
+  flags.add_value(command, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
+  flags.add_value(command, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  flags.add_value(command, "--lambda", "trainer.lambda", "L", "Regularized-OLS term, >= 0");
+  flags.add_value(command, "--strategy", "trainer.strategy", "NAME", "Node selection: ols or max_residual");
+  flags.add_value(command, "--goal", "stopping.goal", "RMSE", "Stop at this training RMSE (standardized), >= 0");
+  flags.add_value(command, "--patience", "stopping.patience", "N",
+                  "Stop after N iterations without validation improvement; 0 = off");
+  flags.add_value(command, "--max-seconds", "stopping.max_seconds", "SEC", "Wall-clock limit; 0 = none");
+  flags.add_value(command, "--precision", "trainer.precision", "TYPE",
+                  "Arithmetic of the training passes: float32 or float64");
+  flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
+  flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
+                  "Auto backend: move to the GPU at M nodes; 0 = cost model");
+  flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
+  flags.add_value(command, "--log-level", "logging.level", "LEVEL",
+                  "Log level: trace, debug, info, warn, error or off");
+  flags.add_switch(command, "--quiet", "logging.progress", "false", "No progress line");
+}
+
+void require_training_inputs(const model::Config& config) {
+  if (config.data.path.empty()) {
+    throw InputError("no training data: give --data FILE (or data.path in the config)");
+  }
+  if (config.data.target.empty()) {
+    throw InputError("no target column: give --target COL (or data.target in the config)");
+  }
+  require_readable_file(config.data.path, "data file");
+}
+
+}  // namespace rbf::app

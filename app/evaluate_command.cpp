@@ -1,0 +1,68 @@
+// `rbfnet evaluate`: score a saved model on a labelled CSV file.
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "app/commands.hpp"
+#include "data/csv_reader.hpp"
+#include "data/errors.hpp"
+#include "model/metrics.hpp"
+#include "model/model_file.hpp"
+
+namespace rbf::app {
+
+int run_evaluate(const EvaluateOptions& options) {
+  const model::Network net = model::load_network(options.model);
+  const bool classify = net.task == data::Task::classification;
+  data::CsvOptions csv;
+  csv.delimiter = options.delimiter;
+  csv.skip_rows = options.skip_rows;
+  data::ColumnSpec columns;
+  columns.targets = options.target;
+  columns.features = net.feature_names;
+  const data::Dataset ds = data::read_csv(options.data, csv, columns,
+                                          classify ? data::TaskHint::classification : data::TaskHint::regression);
+  std::printf("model %s: %zu nodes, %s; data %s: %zu rows\n", options.model.c_str(), net.nodes(),
+              classify ? "classification" : "regression", options.data.c_str(), ds.rows);
+
+  if (!classify) {
+    if (ds.targets != net.outputs)
+      throw InputError(options.data + ": the model predicts " + std::to_string(net.outputs) + " target(s) but " +
+                       std::to_string(ds.targets) + " target column(s) were given");
+    std::vector<double> pred;
+    net.predict(ds.x.data(), ds.rows, pred);
+    const model::RegressionMetrics m = model::regression_metrics(pred.data(), ds.y.data(), ds.rows, ds.targets);
+    for (std::size_t j = 0; j < ds.targets; ++j)
+      std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", ds.target_names[j].c_str(), m.rmse[j], m.mae[j], m.r2[j]);
+    return 0;
+  }
+
+  // The file's labels are matched to the model's classes by name.
+  std::map<std::string, std::size_t> model_class;
+  for (std::size_t c = 0; c < net.class_names.size(); ++c) model_class[net.class_names[c]] = c;
+  std::vector<std::size_t> truth(ds.rows);
+  for (std::size_t i = 0; i < ds.rows; ++i) {
+    const std::string& label = ds.class_names[static_cast<std::size_t>(ds.y[i])];
+    const auto it = model_class.find(label);
+    if (it == model_class.end())
+      throw InputError(options.data + ": class '" + label + "' in the target column is not one the model knows");
+    truth[i] = it->second;
+  }
+  const std::vector<std::size_t> pred = net.predict_classes(ds.x.data(), ds.rows);
+  const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs);
+  std::printf("  accuracy %.4f  macro-F1 %.4f\n  confusion matrix (rows: true class, columns: predicted)\n",
+              m.accuracy, m.macro_f1);
+  std::size_t width = 6;
+  for (const auto& name : net.class_names) width = std::max(width, name.size() + 1);
+  std::printf("  %*s", static_cast<int>(width), "");
+  for (const auto& name : net.class_names) std::printf(" %*s", static_cast<int>(width), name.c_str());
+  std::printf("\n");
+  for (std::size_t r = 0; r < net.outputs; ++r) {
+    std::printf("  %*s", static_cast<int>(width), net.class_names[r].c_str());
+    for (std::size_t c = 0; c < net.outputs; ++c) std::printf(" %*zu", static_cast<int>(width), m.confusion[r][c]);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace rbf::app

@@ -1,0 +1,25 @@
+// Early existence and readability checks of input files named on the command line.
+#include "app/file_checks.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "data/errors.hpp"
+
+namespace rbf::app {
+
+void require_readable_file(const std::string& path, const std::string& what) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) throw InputError(what + " '" + path + "' does not exist");
+    throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
+  }
+  if (S_ISDIR(info.st_mode)) throw InputError(what + " '" + path + "' is a directory, not a file");
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace rbf::app

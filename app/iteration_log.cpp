@@ -1,0 +1,78 @@
+// Per-iteration cost log: streamed CSV rows, and one line per iteration for people.
+#include "app/iteration_log.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "data/errors.hpp"
+
+namespace rbf::app {
+
+IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes)
+    : csv_path_(csv_path), max_nodes_(max_nodes) {
+  progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
+  if (!csv_path_.empty()) {
+    csv_ = std::fopen(csv_path_.c_str(), "w");
+    if (!csv_) throw InputError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
+    std::fprintf(csv_, "%s\n", csv_header());
+  }
+}
+
+IterationLog::~IterationLog() {
+  if (csv_) std::fclose(csv_);
+}
+
+const char* IterationLog::csv_header() {
+  return "iteration,nodes,backend,select_ms,add_ms,update_ms,evaluate_ms,total_ms,train_rmse,"
+         "val_rmse,val_accuracy,row,width,dependent";
+}
+
+std::string IterationLog::csv_row(const model::IterationRecord& r) {
+  char buf[512];
+  auto opt = [](double v, char* out, std::size_t size) {
+    if (v < 0) {
+      out[0] = '\0';
+    } else {
+      std::snprintf(out, size, "%.6g", v);
+    }
+  };
+  char val[32], acc[32];
+  opt(r.val_rmse, val, sizeof val);
+  opt(r.val_accuracy, acc, sizeof acc);
+  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d", r.iteration,
+                r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
+                r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0);
+  return buf;
+}
+
+void IterationLog::record(const model::IterationRecord& r) {
+  if (csv_) {
+    const std::string row = csv_row(r);
+    if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0)
+      throw RuntimeError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
+  }
+  std::string val;
+  if (r.val_rmse >= 0) val = fmt::format(" val_rmse {:.5g}", r.val_rmse);
+  if (r.val_accuracy >= 0) val += fmt::format(" val_acc {:.4f}", r.val_accuracy);
+  if (progress_) {
+    std::fprintf(stderr, "\r  node %zu/%zu  %s  %.2f ms  train_rmse %.5g%s   ", r.nodes, max_nodes_,
+                 r.backend.c_str(), r.total_ms, r.train_rmse, val.c_str());
+    std::fflush(stderr);
+    progress_shown_ = true;
+  } else {
+    spdlog::info("iter {:4} nodes {:4} {} {:8.3f} ms (select {:.3f} add {:.3f} update {:.3f} eval {:.3f}) "
+                 "train_rmse {:.5g}{}{}",
+                 r.iteration, r.nodes, r.backend, r.total_ms, r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms,
+                 r.train_rmse, val, r.dependent ? " (dependent candidate skipped)" : "");
+  }
+}
+
+void IterationLog::finish() {
+  if (progress_shown_) std::fprintf(stderr, "\n");
+  progress_shown_ = false;
+}
+
+}  // namespace rbf::app

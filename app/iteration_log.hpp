@@ -1,0 +1,35 @@
+// The per-iteration cost log: CSV rows for machines, spdlog lines or a progress line for people.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "model/trainer.hpp"
+
+namespace rbf::app {
+
+class IterationLog {
+ public:
+  // csv_path empty: no CSV. progress: a compact updating line when stderr is a terminal.
+  IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes);
+  ~IterationLog();
+  IterationLog(const IterationLog&) = delete;
+  IterationLog& operator=(const IterationLog&) = delete;
+
+  void record(const model::IterationRecord& rec);
+  // Ends the progress line, if one is showing.
+  void finish();
+
+  static const char* csv_header();
+  static std::string csv_row(const model::IterationRecord& rec);
+
+ private:
+  std::string csv_path_;
+  std::FILE* csv_ = nullptr;
+  bool progress_ = false;
+  bool progress_shown_ = false;
+  std::size_t max_nodes_ = 0;
+};
+
+}  // namespace rbf::app
