@@ -24,3 +24,23 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
 else()
   set(RBF_FS_LIB "")
 endif()
+
+# Number parsing for the CSV reader, fastest first: fast_float (header-only), then a
+# floating-point std::from_chars (gcc >= 11), then strtod under the C locale (gcc 7, Jetson).
+find_path(RBF_FAST_FLOAT_INCLUDE_DIR fast_float/fast_float.h)
+if(RBF_FAST_FLOAT_INCLUDE_DIR)
+  set(RBF_NUMBER_PARSER fast_float)
+else()
+  # try_compile follows CMAKE_CXX_STANDARD (policy CMP0067), so this checks C++17 as built.
+  include(CheckCXXSourceCompiles)
+  check_cxx_source_compiles("
+    #include <charconv>
+    int main() { double v = 0; const char s[] = \"1.5\"; return (int)std::from_chars(s, s + 3, v).ec; }"
+    RBF_HAVE_FLOAT_FROM_CHARS)
+  if(RBF_HAVE_FLOAT_FROM_CHARS)
+    set(RBF_NUMBER_PARSER from_chars)
+  else()
+    set(RBF_NUMBER_PARSER strtod_l)
+  endif()
+endif()
+message(STATUS "CSV number parser: ${RBF_NUMBER_PARSER}")

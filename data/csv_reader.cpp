@@ -1,1 +1,471 @@
-// placeholder: being written
+// Reads CSV text into a Dataset: header, column plan, a fast numeric row loop, class labels.
+#include "data/csv_reader.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+
+#include "data/class_labels.hpp"
+#include "data/csv_columns.hpp"
+#include "data/csv_messages.hpp"
+#include "data/csv_tokenizer.hpp"
+#include "data/errors.hpp"
+#include "data/number_parse.hpp"
+
+namespace rbf::data {
+
+namespace {
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+// A problem in a target value that only becomes an error once the whole column is seen:
+// in auto mode a "nan" is a bad number in a numeric column but a fine label in a label column.
+struct DeferredValue {
+  bool seen = false;
+  std::size_t line = 0;
+  std::size_t column = 0;
+  std::string text;
+  NumberStatus status = NumberStatus::ok;
+
+  void record(std::size_t at_line, std::size_t at_column, std::string_view value, NumberStatus why) {
+    if (seen) return;
+    seen = true;
+    line = at_line;
+    column = at_column;
+    text = std::string(value);
+    status = why;
+  }
+};
+
+// One parse of one text. Rows are read in a single pass; numbers are converted in place
+// from the text (no per-field strings), and only label cells keep a view of their text.
+class CsvParser {
+ public:
+  CsvParser(std::string_view text, const std::string& name, const CsvOptions& options, const ColumnSpec& columns,
+            TaskHint task)
+      : text_(text), name_(name), options_(options), columns_(columns), task_(task) {
+    cursor_.pos = text.data();
+    cursor_.end = text.data() + text.size();
+  }
+
+  Dataset parse() {
+    check_delimiter_option();
+    reject_nul_bytes();
+    if (text_.substr(0, kUtf8Bom.size()) == kUtf8Bom) cursor_.pos += kUtf8Bom.size();
+    skip_metadata_lines();
+    read_header();
+    read_rows();
+    return finish();
+  }
+
+ private:
+  void check_delimiter_option() const {
+    const char d = options_.delimiter;
+    if (d == '"' || d == '\n' || d == '\r' || d == ' ') {
+      throw InputError(name_ + ": the delimiter " + quote_for_message(std::string_view(&d, 1)) +
+                       " cannot be used: it must not be a quote, a space or a line break");
+    }
+  }
+
+  // NUL never occurs in CSV text; finding one early names binary files plainly, wherever
+  // the NUL is, instead of failing later on a confusing number.
+  void reject_nul_bytes() const {
+    const void* hit = std::memchr(text_.data(), 0, text_.size());
+    if (!hit) return;
+    const char* nul = static_cast<const char*>(hit);
+    std::size_t line = 1;
+    const char* line_start = text_.data();
+    for (const char* p = text_.data(); p != nul; ++p) {
+      if (*p == '\n' || (*p == '\r' && p[1] != '\n')) {
+        ++line;
+        line_start = p + 1;
+      }
+    }
+    const char delimiter =
+        options_.delimiter ? options_.delimiter : detect_delimiter(physical_line(line_start, cursor_.end));
+    std::size_t column = 1;
+    bool in_quotes = false;
+    for (const char* p = line_start; p != nul; ++p) {
+      if (*p == '"') in_quotes = !in_quotes;
+      if (*p == delimiter && !in_quotes) ++column;
+    }
+    throw csv_error(name_, line, column, "NUL byte found: this looks like binary data, not CSV text");
+  }
+
+  void skip_metadata_lines() {
+    for (std::size_t i = 0; i < options_.skip_rows; ++i) {
+      if (cursor_.at_end()) {
+        throw csv_error(name_, cursor_.line,
+                        "the file ends after " + std::to_string(cursor_.line - 1) + " line(s), before the " +
+                            std::to_string(options_.skip_rows) + " metadata line(s) to skip and the header row");
+      }
+      skip_physical_line(cursor_);
+    }
+  }
+
+  void read_header() {
+    if (!skip_blank_lines(cursor_)) {
+      const std::string why =
+          options_.skip_rows == 0
+              ? (text_.empty() ? "the file is empty: expected a header row"
+                               : "the file has no header row, only blank lines")
+              : "no header row after the " + std::to_string(options_.skip_rows) + " skipped metadata line(s)";
+      throw csv_error(name_, cursor_.line, why);
+    }
+    header_line_ = cursor_.line;
+    delimiter_ = options_.delimiter ? options_.delimiter : detect_delimiter(physical_line(cursor_.pos, cursor_.end));
+
+    std::unordered_map<std::string, std::size_t> seen;
+    CsvField field;
+    do {
+      const std::size_t column = header_.size();
+      read_checked(field, column, "header");
+      std::string name = field.unescaped();
+      std::size_t bad = 0;
+      if (!is_valid_utf8(name, bad)) {
+        char byte[8];
+        std::snprintf(byte, sizeof byte, "\\x%02X", static_cast<unsigned char>(name[bad]));
+        throw csv_error(name_, field.line, column + 1,
+                        "the header's column " + std::to_string(column + 1) + " is not valid UTF-8 text (byte " + byte +
+                            "): this looks like binary data or another encoding");
+      }
+      if (name.empty()) {
+        throw csv_error(
+            name_, field.line, column + 1,
+            "the header's column " + std::to_string(column + 1) + " has no name; every column needs a unique name");
+      }
+      const auto inserted = seen.emplace(name, column);
+      if (!inserted.second) {
+        throw csv_error(name_, field.line, column + 1,
+                        "duplicate column name " + quote_for_message(name) + ": column " + std::to_string(column + 1) +
+                            " repeats column " + std::to_string(inserted.first->second + 1));
+      }
+      header_.push_back(std::move(name));
+    } while (field.end == FieldEnd::delimiter);
+
+    plan_ = plan_columns(header_, columns_, name_, header_line_);
+    if (task_ == TaskHint::classification && plan_.target_columns.size() > 1) {
+      throw csv_error(name_, header_line_,
+                      "classification needs exactly one target column, but " +
+                          std::to_string(plan_.target_columns.size()) + " were given");
+    }
+    keep_labels_ = task_ != TaskHint::regression && !plan_.target_columns.empty();
+  }
+
+  void read_rows() {
+    const std::size_t column_count = header_.size();
+    const std::size_t feature_count = plan_.feature_columns.size();
+    const std::size_t target_count = plan_.target_columns.size();
+    // Size the matrices once instead of regrowing (and copying) them many times. A row has
+    // a line ending and (unless ignored cells are empty) at least 2 bytes per column; the
+    // hint only saves copies, the loop below still grows the matrices when it falls short.
+    const auto remaining = static_cast<std::size_t>(cursor_.end - cursor_.pos);
+    const auto line_ends = static_cast<std::size_t>(std::count(cursor_.pos, cursor_.end, '\n'));
+    const std::size_t rows_hint = std::min(line_ends + 1, remaining / (2 * column_count) + 1);
+    x_.resize(rows_hint * feature_count);
+    y_.resize(rows_hint * target_count);
+    if (keep_labels_) labels_.reserve(rows_hint * target_count);
+
+    // What to do with each column's cells, decided once rather than per cell.
+    enum class Cell : unsigned char { feature, numeric_target, label, skipped };
+    std::vector<Cell> cells(column_count);
+    for (std::size_t column = 0; column < column_count; ++column) {
+      switch (plan_.role[column]) {
+        case ColumnRole::feature:
+          cells[column] = Cell::feature;
+          break;
+        case ColumnRole::target:
+          cells[column] = keep_labels_ ? Cell::label : Cell::numeric_target;
+          break;
+        case ColumnRole::ignored:
+          cells[column] = Cell::skipped;
+          break;
+      }
+    }
+
+    while (skip_blank_lines(cursor_)) {
+      const std::size_t row_line = cursor_.line;
+      if (x_.size() < (rows_ + 1) * feature_count) x_.resize(2 * (rows_ + 1) * feature_count);
+      if (y_.size() < (rows_ + 1) * target_count) y_.resize(2 * (rows_ + 1) * target_count);
+      double* const x_row = x_.data() + rows_ * feature_count;
+      double* const y_row = y_.data() + rows_ * target_count;
+      for (std::size_t column = 0; column < column_count; ++column) {
+        FieldEnd end = FieldEnd::file;
+        const std::size_t slot = plan_.slot[column];
+        const char* const start = cursor_.pos;
+        double value = 0.0;
+        switch (cells[column]) {
+          case Cell::feature:
+            if (!read_plain_number(value, end)) value = read_number(column, end);
+            x_row[slot] = value;
+            break;
+          case Cell::numeric_target:
+            if (!read_plain_number(value, end)) value = read_number(column, end);
+            y_row[slot] = value;
+            break;
+          case Cell::label:
+            // A plain number is its own label text; only other cells need the full path.
+            if (const char* stop = read_plain_number(value, end)) {
+              labels_.emplace_back(start, static_cast<std::size_t>(stop - start));
+            } else {
+              value = read_label(column, end);
+            }
+            y_row[slot] = value;
+            break;
+          case Cell::skipped: {
+            CsvField field;
+            read_checked(field, column, nullptr);
+            end = field.end;
+            break;
+          }
+        }
+        if (end == FieldEnd::delimiter && column + 1 == column_count) too_many_fields(row_line);
+        if (end != FieldEnd::delimiter && column + 1 < column_count) {
+          throw csv_error(name_, row_line, column + 2,
+                          "the row has " + std::to_string(column + 1) + " field(s) but the header has " +
+                              std::to_string(column_count) + ": " + column_label(column + 1, header_[column + 1]) +
+                              " is missing");
+        }
+      }
+      ++rows_;
+    }
+    if (rows_ == 0) {
+      throw csv_error(
+          name_, std::max(cursor_.line, header_line_ + 1),
+          "no data rows: the file has a header row (line " + std::to_string(header_line_) + ") but nothing after it");
+    }
+    x_.resize(rows_ * feature_count);
+    y_.resize(rows_ * target_count);
+  }
+
+  // The common case: a plain finite number right before its delimiter or line end, converted
+  // in place. Returns the end of the number and steps past the terminator; returns nullptr
+  // with the cursor untouched for anything else, which read_number/read_label then handle.
+  const char* read_plain_number(double& value, FieldEnd& end) {
+    const char* const start = cursor_.pos;
+    const char* stop = parse_short_decimal(start, cursor_.end, value);  // always finite
+    if (!stop) {
+      stop = parse_double_full(start, cursor_.end, value);
+      if (stop == start || !std::isfinite(value)) return nullptr;
+    }
+    if (stop == cursor_.end) {
+      cursor_.pos = stop;
+      end = FieldEnd::file;
+    } else if (*stop == delimiter_) {
+      cursor_.pos = stop + 1;
+      end = FieldEnd::delimiter;
+    } else if (*stop == '\n' || *stop == '\r') {
+      cursor_.pos = stop;
+      cursor_.consume_line_end();
+      end = FieldEnd::record;
+    } else {
+      return nullptr;
+    }
+    return stop;
+  }
+
+  // Any numeric field that is not plain: quoted, padded, signed with '+', or an error.
+  double read_number(std::size_t column, FieldEnd& end) {
+    double value = 0.0;
+    CsvField field;
+    read_checked(field, column, nullptr);
+    end = field.end;
+    const std::string unescaped = field.has_doubled_quotes ? field.unescaped() : std::string();
+    const std::string_view text = field.has_doubled_quotes ? std::string_view(unescaped) : field.text;
+    const NumberStatus status = parse_number_field(text, value);
+    if (status != NumberStatus::ok) throw number_error(status, text, field.line, column);
+    return value;
+  }
+
+  // A target cell kept as text until the whole column is known (auto) or always (classification).
+  double read_label(std::size_t column, FieldEnd& end) {
+    CsvField field;
+    read_checked(field, column, nullptr);
+    end = field.end;
+    std::string_view text = field.text;
+    if (field.has_doubled_quotes) {
+      label_storage_.push_back(field.unescaped());
+      text = label_storage_.back();
+    }
+    if (text.empty()) throw number_error(NumberStatus::empty, text, field.line, column);
+    std::size_t bad = 0;
+    if (!is_valid_utf8(text, bad)) {
+      throw csv_error(name_, field.line, column + 1,
+                      quote_for_message(text) + " in target " + column_label(column, header_[column]) +
+                          " is not valid UTF-8 text: this looks like binary data or another encoding");
+    }
+    labels_.push_back(text);
+    if (task_ == TaskHint::classification) return 0.0;
+    double value = 0.0;
+    const NumberStatus status = parse_number_field(text, value);
+    if (status == NumberStatus::not_a_number) {
+      first_label_.record(field.line, column, text, status);
+    } else if (status != NumberStatus::ok) {
+      first_bad_number_.record(field.line, column, text, status);
+    }
+    return value;
+  }
+
+  // read_field plus the two quoting errors, located at the field.
+  void read_checked(CsvField& field, std::size_t column, const char* where) {
+    const FieldStatus status = read_field(cursor_, delimiter_, field);
+    if (status == FieldStatus::ok) return;
+    const std::string in = where ? std::string("the ") + where + "'s column " + std::to_string(column + 1)
+                                 : column_label(column, header_[column]);
+    if (status == FieldStatus::unterminated_quote) {
+      throw csv_error(name_, field.line, column + 1,
+                      "unterminated quote: the quoted field in " + in + " that starts on this line is never closed");
+    }
+    throw csv_error(name_, cursor_.line, column + 1,
+                    "unexpected text " + quote_for_message(physical_line(cursor_.pos, cursor_.end)) +
+                        " after the closing quote in " + in + "; a quote inside a quoted field must be doubled (\"\")");
+  }
+
+  InputError number_error(NumberStatus status, std::string_view text, std::size_t line, std::size_t column) const {
+    const bool target = plan_.role[column] == ColumnRole::target;
+    const std::string where = (target ? "target " : "") + column_label(column, header_[column]);
+    switch (status) {
+      case NumberStatus::empty:
+        return csv_error(name_, line, column + 1, "missing value in " + where);
+      case NumberStatus::not_finite:
+        return csv_error(
+            name_, line, column + 1,
+            quote_for_message(text) + " is not a finite number in " + where + " (NaN and infinity are not allowed)");
+      case NumberStatus::out_of_range:
+        return csv_error(name_, line, column + 1,
+                         quote_for_message(text) + " is out of range for a double in " + where);
+      case NumberStatus::ok:
+      case NumberStatus::not_a_number:
+        break;
+    }
+    std::string why = quote_for_message(text) + " is not a number in " + where;
+    if (target) why += " (the task was set to regression)";
+    if (header_.size() == 1 && text.find_first_of(",;\t") != std::string_view::npos) {
+      why += "; the header has a single column, so the delimiter may be wrong";
+    }
+    return csv_error(name_, line, column + 1, why);
+  }
+
+  [[noreturn]] void too_many_fields(std::size_t row_line) {
+    std::size_t fields = header_.size() + 1;
+    CsvField field;
+    while (read_field(cursor_, delimiter_, field) == FieldStatus::ok && field.end == FieldEnd::delimiter) {
+      ++fields;
+    }
+    throw csv_error(
+        name_, row_line, header_.size() + 1,
+        "the row has " + std::to_string(fields) + " fields but the header has " + std::to_string(header_.size()));
+  }
+
+  Dataset finish() {
+    Dataset data;
+    data.source = name_;
+    data.rows = rows_;
+    data.features = plan_.feature_columns.size();
+    for (const std::size_t column : plan_.feature_columns) data.feature_names.push_back(header_[column]);
+    for (const std::size_t column : plan_.target_columns) data.target_names.push_back(header_[column]);
+    data.targets = plan_.target_columns.size();
+
+    const bool classification =
+        task_ == TaskHint::classification || (task_ == TaskHint::auto_detect && first_label_.seen);
+    if (classification && !plan_.target_columns.empty()) {
+      if (plan_.target_columns.size() > 1) {
+        throw csv_error(name_, first_label_.line, first_label_.column + 1,
+                        quote_for_message(first_label_.text) + " in target " +
+                            column_label(first_label_.column, header_[first_label_.column]) +
+                            " is not a number, and class labels need exactly one target column, but " +
+                            std::to_string(plan_.target_columns.size()) + " were given");
+      }
+      data.task = Task::classification;
+      data.class_names = assign_class_indices(labels_, y_);
+    } else if (first_bad_number_.seen) {
+      throw number_error(first_bad_number_.status, first_bad_number_.text, first_bad_number_.line,
+                         first_bad_number_.column);
+    }
+    data.x = std::move(x_);
+    data.y = std::move(y_);
+    return data;
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  const CsvOptions& options_;
+  const ColumnSpec& columns_;
+  TaskHint task_;
+
+  CsvCursor cursor_;
+  char delimiter_ = ',';
+  std::size_t header_line_ = 1;
+  std::vector<std::string> header_;
+  ColumnPlan plan_;
+  bool keep_labels_ = false;
+
+  std::size_t rows_ = 0;
+  std::vector<double> x_;
+  std::vector<double> y_;
+  std::vector<std::string_view> labels_;   // row-major target cells, when kept as text
+  std::deque<std::string> label_storage_;  // unescaped labels; a deque keeps views valid
+  DeferredValue first_label_;              // first target cell that is not a number
+  DeferredValue first_bad_number_;         // first target cell that is NaN/Inf/out of range
+};
+
+// The whole file in one buffer. Not a std::string: its resize would first zero-fill
+// a buffer that fread overwrites at once.
+struct FileBuffer {
+  std::unique_ptr<char[]> bytes;
+  std::size_t size = 0;
+
+  std::string_view view() const { return std::string_view(bytes.get(), size); }
+};
+
+FileBuffer read_whole_file(const std::string& path) {
+  // POSIX stat rather than std::filesystem: gcc 7 (Jetson) has only the experimental one.
+  struct stat info {};
+  const bool have_info = ::stat(path.c_str(), &info) == 0;
+  if (have_info && S_ISDIR(info.st_mode)) {
+    throw InputError("cannot read data file '" + path + "': it is a directory");
+  }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    throw InputError("cannot open data file '" + path + "': " + std::strerror(errno));
+  }
+  FileBuffer buffer;
+  std::size_t capacity = have_info && S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) + 1 : 1 << 16;
+  buffer.bytes.reset(new char[capacity]);
+  // One read for a regular file. The size is only a hint (the file may grow, or be a pipe),
+  // so read on until fread reports the end, growing the buffer when it fills up.
+  for (;;) {
+    buffer.size += std::fread(buffer.bytes.get() + buffer.size, 1, capacity - buffer.size, file);
+    if (buffer.size < capacity) break;
+    std::unique_ptr<char[]> larger(new char[capacity * 2]);
+    std::memcpy(larger.get(), buffer.bytes.get(), buffer.size);
+    buffer.bytes = std::move(larger);
+    capacity *= 2;
+  }
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) throw InputError("cannot read data file '" + path + "': " + std::strerror(error));
+  return buffer;
+}
+
+}  // namespace
+
+Dataset parse_csv(std::string_view text, const std::string& name, const CsvOptions& options, const ColumnSpec& columns,
+                  TaskHint task) {
+  return CsvParser(text, name, options, columns, task).parse();
+}
+
+Dataset read_csv(const std::string& path, const CsvOptions& options, const ColumnSpec& columns, TaskHint task) {
+  const FileBuffer buffer = read_whole_file(path);
+  return parse_csv(buffer.view(), path, options, columns, task);
+}
+
+}  // namespace rbf::data

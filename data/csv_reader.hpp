@@ -25,6 +25,23 @@ struct ColumnSpec {
   std::vector<std::string> features;
 };
 
+// Format details (where RFC 4180 leaves a choice):
+// - A UTF-8 byte-order mark is skipped. `skip_rows` drops that many physical lines before
+//   the header, read raw (quotes in them mean nothing). Empty lines are skipped anywhere,
+//   so a one-column file cannot hold an empty value.
+// - Line endings "\n", "\r\n" and a lone "\r" all end a line. LINE in messages is the
+//   physical line, counting skipped lines and the lines inside quoted fields; COLUMN is the
+//   1-based field number. Problems with no single field (an empty file, no data rows, an
+//   unknown column) read "FILE:LINE: what is wrong".
+// - Quoted fields may hold delimiters, doubled quotes and line breaks. Spaces (and tabs,
+//   unless tab is the delimiter) around a field are not part of it. A quote inside an
+//   unquoted field is an ordinary character.
+// - Numbers are read in the "C" locale whatever the process locale, as from_chars reads
+//   them, plus one optional leading '+'. NaN, infinity and magnitudes beyond a double are
+//   errors; underflow reads as 0.
+// - With TaskHint::auto_detect a target column is a class label column when any of its
+//   values is not a number; class labels need exactly one target column.
+//
 // Reads `path`. Throws rbf::InputError with "FILE:LINE:COLUMN: what is wrong" for every
 // malformed input: empty file, header only, ragged row, missing or non-numeric value,
 // NaN/Inf, out-of-range number, duplicate column names, unknown column, unterminated quote,

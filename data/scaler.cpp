@@ -1,1 +1,79 @@
-// placeholder: being written
+// Per-column standardization fitted on chosen rows; constant columns keep scale 1.
+#include "data/scaler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rbf::data {
+
+namespace {
+
+// Below this relative spread a column is treated as constant: dividing by a spread made of
+// rounding noise would blow it up into meaningless large values.
+constexpr double kConstantTolerance = 1e-12;
+
+}  // namespace
+
+Standardizer Standardizer::fit(const double* x, std::size_t rows, std::size_t cols,
+                               const std::vector<std::size_t>& row_indices) {
+  const bool all_rows = row_indices.empty();
+  const std::size_t count = all_rows ? rows : row_indices.size();
+  const auto row_at = [&](std::size_t k) { return x + (all_rows ? k : row_indices[k]) * cols; };
+
+  Standardizer s;
+  s.mean.assign(cols, 0.0);
+  s.scale.assign(cols, 1.0);
+  s.constant.assign(cols, true);
+  if (count == 0) return s;  // nothing to learn from: the identity, every column constant
+
+  // Two passes (mean, then squared deviations) stay accurate when |mean| >> spread,
+  // where the one-pass sum-of-squares formula cancels catastrophically.
+  for (std::size_t k = 0; k < count; ++k) {
+    const double* row = row_at(k);
+    for (std::size_t j = 0; j < cols; ++j) s.mean[j] += row[j];
+  }
+  for (double& m : s.mean) m /= static_cast<double>(count);
+  std::vector<double> squares(cols, 0.0);
+  for (std::size_t k = 0; k < count; ++k) {
+    const double* row = row_at(k);
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double d = row[j] - s.mean[j];
+      squares[j] += d * d;
+    }
+  }
+  for (std::size_t j = 0; j < cols; ++j) {
+    const double std_dev = std::sqrt(squares[j] / static_cast<double>(count));
+    const bool constant = !(std_dev > kConstantTolerance * std::max(1.0, std::abs(s.mean[j])));
+    s.constant[j] = constant;
+    s.scale[j] = constant ? 1.0 : std_dev;
+  }
+  return s;
+}
+
+Standardizer Standardizer::identity(std::size_t cols) {
+  Standardizer s;
+  s.mean.assign(cols, 0.0);
+  s.scale.assign(cols, 1.0);
+  s.constant.assign(cols, false);
+  return s;
+}
+
+void Standardizer::transform(double* x, std::size_t rows) const {
+  const std::size_t cols = columns();
+  std::vector<double> inverse_scale(cols);
+  for (std::size_t j = 0; j < cols; ++j) inverse_scale[j] = 1.0 / scale[j];
+  for (std::size_t i = 0; i < rows; ++i) {
+    double* row = x + i * cols;
+    for (std::size_t j = 0; j < cols; ++j) row[j] = (row[j] - mean[j]) * inverse_scale[j];
+  }
+}
+
+void Standardizer::inverse_transform(double* x, std::size_t rows) const {
+  const std::size_t cols = columns();
+  for (std::size_t i = 0; i < rows; ++i) {
+    double* row = x + i * cols;
+    for (std::size_t j = 0; j < cols; ++j) row[j] = row[j] * scale[j] + mean[j];
+  }
+}
+
+}  // namespace rbf::data

@@ -1,0 +1,28 @@
+// Builds the CSV reader's "FILE:LINE:COLUMN: sentence" errors and quotes field text safely.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "data/errors.hpp"
+
+namespace rbf::data {
+
+// "FILE:LINE:COLUMN: sentence" (line and column 1-based), for a problem in one field.
+InputError csv_error(const std::string& file, std::size_t line, std::size_t column, const std::string& sentence);
+// "FILE:LINE: sentence", for a problem with a whole line (an empty file, a missing row).
+InputError csv_error(const std::string& file, std::size_t line, const std::string& sentence);
+
+// "column 3 ('petal_length')" from a 0-based column index and its header name.
+std::string column_label(std::size_t index, std::string_view name);
+
+// Field text as it may appear inside a message: quoted with '', control bytes and invalid
+// UTF-8 written as \xNN, and long text cut short, so a garbage field cannot garble the line.
+std::string quote_for_message(std::string_view text);
+
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF). `bad_offset` receives the offset of the first bad byte otherwise.
+bool is_valid_utf8(std::string_view text, std::size_t& bad_offset);
+
+}  // namespace rbf::data
