@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_error.hpp"
 #include "model/backend.hpp"
 #include "model/config.hpp"
 

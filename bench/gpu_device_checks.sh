@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the GPU checks on a CUDA machine from a build directory made elsewhere (same paths):
+# the parity suite, the whole ctest suite, compute-sanitizer memcheck of the GPU tests, the
+# GPU benchmarks and the command line on the GPU. Results go to $OUT (default /tmp/rbf-out).
+# Usage: bench/gpu_device_checks.sh [BUILD_DIR] [STEPS], STEPS a comma list of
+# tests,ctest,memcheck,bench,cli (default all).
+set -u
+build=${1:-build-gpu}
+steps=${2:-tests,ctest,memcheck,bench,cli}
+out=${OUT:-/tmp/rbf-out}
+mkdir -p "$out"
+root=$(pwd)
+
+# The build directory holds absolute paths of the machine it was configured on.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ "$src" != "$root" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+cmake_used=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
+if [ ! -x "$cmake_used" ] && command -v cmake >/dev/null; then ln -sf "$(command -v cmake)" "$cmake_used"; fi
+ctest_bin=$(command -v ctest || echo ctest)
+
+libs="$root/.device/lib"
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -e "$d/libcublas.so.13" ] && libs="$libs:$d"
+done
+export LD_LIBRARY_PATH="$libs:${LD_LIBRARY_PATH:-}"
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/device.txt"
+git -C "$root" rev-parse --short HEAD 2>/dev/null | tee -a "$out/device.txt"
+
+has() { case ",$steps," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+status=0
+if has tests; then
+  echo "== parity suite"
+  timeout 300 "$build/tests/rbfnet_backend_tests" > "$out/backend_tests.txt" 2>&1 || status=1
+  tail -4 "$out/backend_tests.txt"
+  echo "== unit tests"
+  (cd "$build/tests" && timeout 300 ./rbfnet_unit_tests) > "$out/unit_tests.txt" 2>&1 || status=1
+  tail -4 "$out/unit_tests.txt"
+fi
+if has ctest; then
+  echo "== ctest"
+  (cd "$build" && timeout 200 "$ctest_bin" -j8 --output-on-failure) > "$out/ctest.txt" 2>&1 || status=1
+  grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.txt" | tail -20
+fi
+if has memcheck; then
+  echo "== compute-sanitizer memcheck (GPU cases)"
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$build/tests/rbfnet_backend_tests" -tc='gpu*' > "$out/memcheck.txt" 2>&1 || status=1
+  tail -5 "$out/memcheck.txt"
+fi
+if has bench; then
+  echo "== benchmarks"
+  timeout 280 "$build/bench/gpu_bench" ${BENCH_ARGS:-all} 2>&1 | tee "$out/bench.txt"
+fi
+if has cli; then
+  echo "== command line"
+  "$build/app/rbfnet" info > "$out/cli.txt" 2>&1
+  "$build/app/rbfnet" train --data data/diabetes.csv --target progression --backend gpu --nodes 40 \
+    --out /tmp/diabetes.rbfn --log-iter "$out/diabetes_iterations.csv" >> "$out/cli.txt" 2>&1 || status=1
+  "$build/app/rbfnet" evaluate --model /tmp/diabetes.rbfn --data data/diabetes.csv --target progression \
+    >> "$out/cli.txt" 2>&1 || status=1
+  sed -n '/CUDA devices/,$p' "$out/cli.txt"
+fi
+exit $status

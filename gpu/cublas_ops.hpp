@@ -1,0 +1,29 @@
+// float/double overloads of the few cuBLAS calls the backend makes (device pointer mode).
+#pragma once
+
+#include <cublas_v2.h>
+
+namespace rbf::gpu::blas {
+
+inline cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n, const float* alpha,
+                           const float* a, int lda, const float* x, const float* beta, float* y) {
+  return cublasSgemv(h, op, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+inline cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t op, int m, int n,
+                           const double* alpha, const double* a, int lda, const double* x,
+                           const double* beta, double* y) {
+  return cublasDgemv(h, op, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+
+inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                           int n, int k, const float* alpha, const float* a, int lda,
+                           const float* b, int ldb, const float* beta, float* c, int ldc) {
+  return cublasSgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                           int n, int k, const double* alpha, const double* a, int lda,
+                           const double* b, int ldb, const double* beta, double* c, int ldc) {
+  return cublasDgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace rbf::gpu::blas

@@ -1,0 +1,118 @@
+// The CUDA + cuBLAS implementation of model::Backend<T>: Phi_C, Q, E and the candidate
+// statistics live on the device; each call ends with at most one small copy back.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "gpu/cuda_context.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/kernels.hpp"
+#include "model/backend.hpp"
+#include "model/config.hpp"
+
+namespace rbf::gpu {
+
+template <typename T>
+class CudaBackend final : public model::Backend<T> {
+ public:
+  explicit CudaBackend(const model::BackendConfig& config);
+  ~CudaBackend() override = default;
+
+  std::string name() const override { return "gpu"; }
+  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
+                         std::size_t k) override;
+  void set_validation_data(const T* x, std::size_t nv) override;
+  void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
+                      std::size_t count, double memory_budget_bytes) override;
+  bool candidates_stored() const override { return stored_; }
+  void reset_to_bias(std::vector<double>& a) override;
+  void mark_used(std::size_t c) override;
+  model::Selection select_ols(double lambda, double tol) override;
+  model::Selection select_max_residual() override;
+  double add_node(std::size_t c, double tol, std::vector<double>& h) override;
+  double update(bool statistics, std::vector<double>& a) override;
+  void add_validation_column(std::size_t c) override;
+  void predict_validation(const double* w, std::size_t columns,
+                          std::vector<double>& out) override;
+  std::size_t nodes() const override { return nodes_; }
+  std::size_t memory_bytes() const override;
+  void export_state(model::BackendState<T>& state) const override;
+  void import_state(const model::BackendState<T>& state) override;
+
+  const Context& context() const { return context_; }
+  // Candidate columns per tile in matrix-free mode (all candidates when stored).
+  std::size_t tile_columns() const { return tile_columns_; }
+
+ private:
+  // Calls fn(block, first, count) for consecutive column blocks of Phi_C: the stored matrix
+  // in one block, or tiles evaluated into scratch memory (matrix-free).
+  template <typename Fn>
+  void for_each_tile(Fn&& fn);
+  void evaluate_columns(std::size_t first, std::size_t count, T* out) const;
+  const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
+  void ensure_basis_capacity(std::size_t columns);
+  void queue_selection(const SelectRequest& request);
+  // Readies an OLS request: candidates marked dependent under a larger tolerance come back.
+  void prepare_request(SelectRequest& request);
+  void revive_dependents();
+  model::Selection read_selection() const;
+  void copy_results_back(std::size_t count);
+  CandidateStats stats() const;
+  History<T> history(std::size_t column) const;
+  ReduceScratch scratch() const;
+  void require_training_data(const char* call) const;
+  void require_candidates(const char* call) const;
+  std::size_t budget_bytes() const;
+  void release_candidates();
+  void release_validation();
+
+  model::BackendConfig config_;
+  Context context_;
+  Placement input_placement_;
+
+  // Training data (feature-major, rows padded with zeros to npad_).
+  std::size_t n_ = 0, npad_ = 0, d_ = 0, k_ = 0;
+  Buffer<T> xt_, y_, e_;
+  // Validation data and its Phi columns.
+  std::size_t nv_ = 0, nvpad_ = 0, val_columns_ = 0, val_capacity_ = 0;
+  Buffer<T> xvt_, phi_val_, weights_, val_out_;
+  Buffer<T> val_out_host_;
+  // Candidates.
+  std::size_t candidates_ = 0, tile_columns_ = 0;
+  bool stored_ = false;
+  ScorePartition partition_{1, 1, 0, 2};
+  Buffer<T> centers_, gamma_, phi_, tile_, column_, partial_, gq_;
+  Buffer<long long> rows_;
+  Buffer<double> norm2_, proj2_, g_;
+  Buffer<unsigned char> used_;
+  std::vector<unsigned char> used_host_;  // mirror of used_, for argument checks
+  // Basis Q (npad_ x capacity, column-major; column nodes_+1 is CGS2's working vector).
+  std::size_t nodes_ = 0, basis_capacity_ = 0;
+  Buffer<T> q_, h_, a_;
+  // z_c = q_j^T phi_c per candidate (row-major candidates x basis_capacity_); the first
+  // history_columns_ columns are complete for every unused candidate.
+  Buffer<T> history_;
+  std::size_t history_columns_ = 0;
+  // Constants for device pointer mode, reduction scratch and the results copied back.
+  Buffer<T> constants_;  // 1, 0, -1
+  // results_: the fixed slots, a (k values) and h (basis capacity) of kernels/kernels.hpp.
+  Buffer<double> reduce_values_, results_, results_host_, sse_partial_;
+  std::size_t h_offset_ = 0;
+  // add_node left a = q^T E in the results, so update() can fold E -= q a^T into its pass.
+  bool a_ready_ = false;
+  Buffer<long long> reduce_indices_;
+  Buffer<unsigned int> tickets_;
+
+  // The selection computed at the end of update() for the last requested mode and
+  // parameters, so the next select_*() returns without touching the device.
+  SelectRequest last_request_{kSelectNone, 0.0, 0.0, 0};
+  // Candidates marked dependent under tolerances up to dependent_tol_ (see kMarkDependent).
+  bool dependents_marked_ = false;
+  double dependent_tol_ = 0.0;
+  bool selection_ready_ = false;
+  model::Selection ready_selection_;
+};
+
+}  // namespace rbf::gpu

@@ -1,0 +1,89 @@
+// Opens a device for the CUDA backend: validates the index, creates the stream and cuBLAS handle.
+#include "gpu/cuda_context.hpp"
+
+#include <sstream>
+
+#include "gpu/cuda_check.hpp"
+
+namespace rbf::gpu {
+namespace {
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+  return out.str();
+}
+
+}  // namespace
+
+Context::Context(int device, model::GpuMemory memory) : device_(device) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    throw Error(std::string("no usable CUDA device: ") +
+                (status != cudaSuccess ? cudaGetErrorString(status) : "no device found"));
+  }
+  if (device < 0 || device >= count)
+    throw InputError("backend.gpu_device is " + std::to_string(device) +
+                     " but this machine has CUDA devices 0.." + std::to_string(count - 1));
+  RBF_CUDA_CHECK(cudaSetDevice(device_));
+  RBF_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_));
+  mapped_inputs_ = memory == model::GpuMemory::mapped ||
+                   (memory == model::GpuMemory::auto_select && properties_.integrated != 0);
+  if (mapped_inputs_ && properties_.canMapHostMemory == 0)
+    throw Error(std::string("backend.gpu_memory asks for mapped host memory but device ") +
+                properties_.name + " cannot map host memory");
+  RBF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  const cublasStatus_t blas_status = cublasCreate(&blas_);
+  if (blas_status != CUBLAS_STATUS_SUCCESS) {
+    RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+    RBF_CUBLAS_CHECK(blas_status);
+  }
+  try {
+    RBF_CUBLAS_CHECK(cublasSetStream(blas_, stream_));
+    RBF_CUBLAS_CHECK(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_DEVICE));
+    // Plain IEEE float32: TF32 tensor-core math would break agreement with the CPU backend.
+    RBF_CUBLAS_CHECK(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH));
+  } catch (...) {
+    RBF_CUBLAS_CHECK_LOG(cublasDestroy(blas_));
+    RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+    throw;
+  }
+}
+
+Context::~Context() {
+  cudaSetDevice(device_);
+  RBF_CUBLAS_CHECK_LOG(cublasDestroy(blas_));
+  RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+}
+
+void Context::activate() const { RBF_CUDA_CHECK(cudaSetDevice(device_)); }
+
+void Context::synchronize() const { RBF_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+std::size_t Context::free_memory() const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RBF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+std::size_t Context::total_memory() const { return properties_.totalGlobalMem; }
+
+void Context::require_free(std::size_t bytes, const std::string& what) const {
+  if (bytes > free_memory()) throw_out_of_memory(bytes, what);
+}
+
+void Context::throw_out_of_memory(std::size_t bytes, const std::string& what) const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  cudaGetLastError();
+  throw Error("out of GPU memory: " + what + " needs " + mib(bytes) + " but only " +
+              mib(free_bytes) + " of " + mib(total_bytes) + " are free on device " +
+              std::to_string(device_) + " (" + properties_.name +
+              "); lower candidates.pool or backend.gpu_memory_budget_mb, or use fewer rows");
+}
+
+}  // namespace rbf::gpu

@@ -1,0 +1,185 @@
+// Launchers of the CUDA backend's kernels. Plain pointers and sizes, C++14, so both nvcc (the
+// .cu files) and the host compiler (the backend) include it. Each launcher returns
+// cudaGetLastError() after its launches; callers wrap it in RBF_CUDA_CHECK.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace rbf {
+namespace gpu {
+
+// Slots of the small double array that each call copies back to the host in one transfer.
+enum ResultSlot : int {
+  kResidualNorm2 = 0,  // ||E||_F^2 after the residual update
+  kSelectedScore = 1,  // selection score, -1 when nothing is admissible
+  kSelectedIndex = 2,  // selected candidate, -1 when nothing is admissible
+  kNormU = 3,          // ||u|| after CGS2
+  kNormPhi = 4,        // ||phi|| of the added candidate
+  kDependent = 5,      // 1 when ||u|| <= tol * ||phi||
+  kResultA = 8,        // a = q^T E (k values), then CGS2's h (nodes + 1 values)
+};
+// Outputs up to this many have a = q^T E computed inside CGS2's last pass (one pass less).
+constexpr int kMaxFusedOutputs = 16;
+
+// Rows are padded with zeros to a multiple of this, so every column starts 16-byte aligned
+// and the vector loads of the scoring pass need no tail code.
+constexpr std::size_t kRowPadding = 64;
+// Candidates per block of the scoring pass: q is read once per group of this many columns.
+constexpr int kScoreColumns = 8;
+// Blocks of the row-wise reductions (fixed, so results do not depend on the device).
+constexpr int kReduceBlocks = 512;
+// Rows per block of CGS2's fused passes (one block per kCgsRows rows; kRowPadding multiple).
+constexpr int kCgsRows = 32;
+
+// Scratch for deterministic two-level reductions: each block writes its value, the last
+// block to finish (counted by a ticket) combines them in a fixed order.
+struct ReduceScratch {
+  double* values;         // (2 + k) * max(kReduceBlocks, padded rows / kCgsRows, candidates / 256 + 1)
+  long long* indices;     // same count
+  unsigned int* tickets;  // kTicketCount counters, zero between launches
+};
+constexpr int kTicketCount = 4;
+
+// Candidate marks. A candidate found dependent on the model during an OLS selection
+// (n_c - s_c <= tol n_c) stays dependent, since s_c only grows: it is marked and its column
+// is no longer read by the scoring pass (its statistics go stale).
+enum CandidateMark : unsigned char { kAvailable = 0, kMarkUsed = 1, kMarkDependent = 2 };
+
+// Column statistics per candidate (all double; n_c, s_c, g_c = phi_c^T E, marks).
+struct CandidateStats {
+  int count;
+  int k;
+  double* norm2;        // n_c
+  double* proj2;        // s_c
+  double* g;            // count x k, row-major
+  unsigned char* used;  // CandidateMark
+};
+
+// What the statistics kernel selects after its update: nothing, OLS or max-residual.
+enum SelectMode : int { kSelectNone = 0, kSelectOls = 1, kSelectMaxResidual = 2 };
+struct SelectRequest {
+  int mode;
+  double lambda;
+  double tol;
+  int mark_dependent;  // OLS: mark the candidates found dependent (kMarkDependent)
+};
+
+// How the scoring pass splits rows: `splits` chunks of `chunk_vecs` 16-byte vectors.
+// Fixed per (rows, candidates, device), and shared by the stored and matrix-free modes, so
+// both produce the same sums.
+struct ScorePartition {
+  int splits;
+  std::size_t chunk_vecs;
+  std::size_t vecs;
+  int unroll;  // 16-byte vectors per column per loop trip (2 or 4)
+};
+ScorePartition make_score_partition(std::size_t padded_rows, int candidates, int multiprocessors,
+                                    std::size_t element_size, int blocks_per_sm = 32,
+                                    int unroll = 2);
+
+// The residual update E -= q a^T folded into the scoring pass: the first column group's
+// blocks update the rows of their chunk and leave sum(E^2) per chunk in `sse` (one value per
+// row split). e == nullptr: no update.
+template <typename T>
+struct FusedResidual {
+  T* e;
+  std::size_t lde;
+  int k;
+  const double* a;
+  double* sse;
+};
+
+// Fused distance + exp: out[i + j*ldo] = exp(-gamma[c] * max(0, ||x_i - center_c||^2)) for
+// c = first + j, j < count, i < rows (x feature-major, d x ldx); rows..padded_rows get 0.
+// The squared distance is summed feature by feature in ascending order without FMA
+// contraction, exactly as the CPU backend does.
+template <typename T>
+cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
+                                const T* centers, const T* gamma, int first, int count, T* out,
+                                std::size_t ldo, cudaStream_t stream);
+
+// Scoring pass partial sums for columns first..first+count of a column block `phi` (ld ldp,
+// column j is candidate first + j): partial[s * candidates + c] = sum over row chunk s of
+// phi_c * q (or phi_c^2 when q is null). Columns with skip[c] != 0 are not read.
+template <typename T>
+cudaError_t launch_score_partials(const T* phi, std::size_t ldp, int first, int count,
+                                  const T* q, const ScorePartition& partition,
+                                  const unsigned char* skip, T* partial, int candidates,
+                                  const FusedResidual<T>& residual, cudaStream_t stream);
+
+// History of projections z_c = q_j^T phi_c (row-major count x ld): CGS2's first projection
+// of a candidate is its row, so add_node reads Q three times instead of four.
+template <typename T>
+struct History {
+  T* z;
+  std::size_t ld;
+  int column;  // the column this call writes
+};
+
+// Finishes the scoring pass and selects: for every unused candidate z_c = sum of partials,
+// s_c += z_c^2, g_c -= z_c a, history z[c][column] = z_c (all skipped when a is null); then
+// the argmax of the requested selection (ties: lowest index) into results[kSelectedScore],
+// results[kSelectedIndex]; with `sse` (splits values), results[kResidualNorm2] = their sum.
+template <typename T>
+cudaError_t launch_finish_update(const CandidateStats& stats, const T* partial, int splits,
+                                 const double* a, const History<T>& history,
+                                 const SelectRequest& select, const T* e, std::size_t lde,
+                                 const long long* rows, const double* sse,
+                                 const ReduceScratch& scratch, double* results,
+                                 cudaStream_t stream);
+
+// Statistics of the bias-only model: n_c from the squared partial sums, s_c = (q0^T phi_c)^2
+// and g_c from gq (count x (k+1) column-major: q0 projections, then phi_c^T E); history
+// column 0 = q0^T phi_c. Clears used.
+template <typename T>
+cudaError_t launch_finish_reset(const CandidateStats& stats, const T* partial, int splits,
+                                const T* gq, const History<T>& history, cudaStream_t stream);
+
+// Brings candidates marked dependent back (a later selection uses a smaller tolerance):
+// s_c = sum of the first `basis` history entries squared, g_c from gq's columns 1..k.
+template <typename T>
+cudaError_t launch_revive_dependent(const CandidateStats& stats, const History<T>& history,
+                                    int basis, const T* gq, cudaStream_t stream);
+
+// v[i] = value for i < rows, 0 for rows <= i < padded_rows.
+template <typename T>
+cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream);
+
+// E -= q a^T (E padded_rows x k, column-major), then results[kResidualNorm2] = ||E||_F^2 and
+// results[kResultA + j] = a[j].
+template <typename T>
+cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k, const T* q,
+                                   const T* a, const ReduceScratch& scratch, double* results,
+                                   cudaStream_t stream);
+
+// CGS2's first pass: u = phi - Q h (Q padded_rows x cols, column-major) and, in the same
+// launch, mark_used[0] = 1 (when not null).
+template <typename T>
+cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
+                                T* u, int padded_rows, unsigned char* mark_used,
+                                cudaStream_t stream);
+
+// CGS2's second pass: u -= Q h2, then results[kNormU] = ||u||, results[kNormPhi] = ||phi||,
+// results[kDependent] = 1 unless ||u||^2 > tol ||phi||^2 (the test n_c - s_c <= tol n_c),
+// results[h_offset + j] = h1[j] + h2[j]; with e (k <= kMaxFusedOutputs), also the next
+// update's a = u^T E / ||u|| in results[kResultA + j].
+template <typename T>
+cudaError_t launch_cgs_finish(const T* q, std::size_t ldq, int cols, const T* h1, const T* h2,
+                              T* u, const T* phi, int padded_rows, const T* e, std::size_t lde,
+                              int k, double tol, const ReduceScratch& scratch, double* results,
+                              int h_offset, cudaStream_t stream);
+
+// u /= ||u|| unless results[kDependent] is set (the decision stays on the device).
+template <typename T>
+cudaError_t launch_normalize(T* u, int padded_rows, const double* results, cudaStream_t stream);
+
+// Gaussian activations of `count` (sample, center) pairs (both row-major count x d):
+// out[i] = exp(-||x_i - c_i||^2 * gamma[i]).
+template <typename T>
+cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, int count, int d,
+                                  T* out, cudaStream_t stream);
+
+}  // namespace gpu
+}  // namespace rbf
