@@ -1,12 +1,270 @@
-// `rbfnet bench`: same training on several backends with cost curves (arrives with the
-// backend-switching work; until then it says so instead of pretending).
+// `rbfnet bench`: the same training on every requested backend, then costs.csv, summary.md and
+// the cost curves (cost_curves.png through gnuplot, cost_curves.gp always).
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "app/bench_report.hpp"
 #include "app/commands.hpp"
+#include "app/gnuplot_script.hpp"
+#include "data/atomic_file.hpp"
+#include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/synthetic.hpp"
+#include "gpu/gpu_api.hpp"
+#include "model/trainer.hpp"
 
 namespace rbf::app {
 
-int run_bench(const BenchOptions&) {
-  throw RuntimeError("'rbfnet bench' is not built yet; it arrives with the backend-switching work");
+namespace {
+
+// Friedman #1 has 5 informative features; its noise is the textbook 1.0.
+constexpr std::size_t kSyntheticMinDims = 5;
+constexpr double kSyntheticNoise = 1.0;
+
+data::TaskHint task_hint(model::TaskKind task) {
+  switch (task) {
+    case model::TaskKind::regression:
+      return data::TaskHint::regression;
+    case model::TaskKind::classification:
+      return data::TaskHint::classification;
+    case model::TaskKind::auto_detect:
+      break;
+  }
+  return data::TaskHint::auto_detect;
+}
+
+data::Dataset load_data(const BenchOptions& options) {
+  if (options.synthetic_rows > 0) {
+    if (options.synthetic_dims < kSyntheticMinDims) {
+      throw InputError("--synthetic needs DIMS >= 5 (Friedman #1 has 5 informative features), got '" +
+                       std::to_string(options.synthetic_rows) + "," + std::to_string(options.synthetic_dims) + "'");
+    }
+    return data::make_friedman1(options.synthetic_rows, options.synthetic_dims, kSyntheticNoise,
+                                options.config.data.seed);
+  }
+  data::CsvOptions csv;
+  csv.delimiter = options.config.data.delimiter;
+  csv.skip_rows = options.config.data.skip_rows;
+  data::ColumnSpec columns;
+  columns.targets = options.target;
+  columns.features = options.config.data.features;
+  return data::read_csv(options.data, csv, columns, task_hint(options.config.data.task));
+}
+
+// mkdir -p; std::filesystem is not an option on gcc 7 (Jetson).
+void make_directories(const std::string& path) {
+  std::size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    const std::string partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      throw InputError("cannot create the output folder '" + partial + "': " + std::strerror(errno));
+    }
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw InputError("--out '" + path + "' exists and is not a folder");
+  }
+}
+
+model::BackendKind kind_of(const std::string& backend) {
+  if (backend == "cpu") return model::BackendKind::cpu;
+  if (backend == "gpu") return model::BackendKind::gpu;
+  return model::BackendKind::auto_select;
+}
+
+// Empty when the GPU backend can run here, else why not.
+std::string why_no_gpu(int device) {
+  const gpu::DeviceReport report = gpu::query_devices();
+  if (report.devices.empty()) return report.why_none;
+  if (device < 0 || static_cast<std::size_t>(device) >= report.devices.size()) {
+    return "backend.gpu_device is " + std::to_string(device) + " but this machine has CUDA devices 0.." +
+           std::to_string(report.devices.size() - 1);
+  }
+  return std::string();
+}
+
+// A progress line on a terminal, one debug line per iteration otherwise.
+class Progress {
+ public:
+  Progress(const std::string& backend, std::size_t max_nodes, bool enabled)
+      : backend_(backend),
+        max_nodes_(max_nodes),
+        tty_(enabled && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info) {}
+  void operator()(const model::IterationRecord& r) {
+    if (tty_) {
+      std::fprintf(stderr, "\r  %s: node %zu/%zu on %s, %.2f ms   ", backend_.c_str(), r.nodes, max_nodes_,
+                   r.backend.c_str(), r.total_ms);
+      std::fflush(stderr);
+      shown_ = true;
+    } else {
+      spdlog::debug("bench {}: iteration {} nodes {} on {}: {:.3f} ms", backend_, r.iteration, r.nodes, r.backend,
+                    r.total_ms);
+    }
+    if (!r.event.empty()) {
+      finish();
+      spdlog::info("bench {}: {}", backend_, r.event);
+    }
+  }
+  void finish() {
+    if (shown_) std::fprintf(stderr, "\n");
+    shown_ = false;
+  }
+
+ private:
+  std::string backend_;
+  std::size_t max_nodes_;
+  bool tty_;
+  bool shown_ = false;
+};
+
+// The first run would otherwise pay alone for starting the CPU's thread pool and faulting in
+// fresh memory; a one-node run on a slice of the data pays it before anything is measured.
+void warm_up(const data::Dataset& dataset, const model::Config& shared) {
+  constexpr std::size_t kRows = 1000, kPool = 100;
+  data::Dataset slice = dataset;
+  slice.rows = std::min(dataset.rows, kRows);
+  slice.x.resize(slice.rows * slice.features);
+  slice.y.resize(slice.rows * slice.targets);
+  model::Config config = shared;
+  config.backend.kind = model::BackendKind::cpu;
+  config.stopping.max_nodes = 1;
+  config.candidates.pool = std::min(config.candidates.pool, kPool);
+  config.logging.iteration_log.clear();
+  try {
+    model::train(slice, config);
+  } catch (const std::exception& e) {
+    spdlog::debug("bench: warm-up run failed ({}); measuring without it", e.what());
+  }
+}
+
+BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, const model::Config& shared) {
+  BenchRun run;
+  run.backend = backend;
+  if (backend == "gpu") {
+    run.note = why_no_gpu(shared.backend.gpu_device);
+    if (!run.note.empty()) {
+      run.skipped = true;
+      spdlog::warn("bench: skipping the gpu backend: {}", run.note);
+      return run;
+    }
+  }
+  model::Config config = shared;
+  config.backend.kind = kind_of(backend);
+  config.stopping.patience = 0;  // every backend grows the same nodes
+  config.logging.iteration_log.clear();
+  spdlog::info("bench {}: training up to {} nodes", backend, config.stopping.max_nodes);
+  Progress progress(backend, config.stopping.max_nodes, config.logging.progress);
+  try {
+    run.result = model::train(dataset, config, [&progress](const model::IterationRecord& r) { progress(r); });
+  } catch (const InputError&) {
+    throw;  // the data or config is wrong for every backend alike
+  } catch (const std::exception& e) {
+    progress.finish();
+    run.failed = true;
+    run.note = e.what();
+    spdlog::error("bench {}: {}", backend, run.note);
+    return run;
+  }
+  progress.finish();
+  const auto& records = run.result.iterations;
+  spdlog::info("bench {}: {} nodes in {} iterations, {:.3f} s (setup {:.3f} s)", backend,
+               records.empty() ? 0 : records.back().nodes, records.size(), run.result.seconds,
+               run.result.setup_seconds);
+  return run;
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& options) {
+  const data::Dataset dataset = load_data(options);
+  const std::string dir = options.out_dir.empty() ? std::string(".") : options.out_dir;
+  make_directories(dir);
+  spdlog::info("bench: {}: {} rows, {} features; results in {}", dataset.source, dataset.rows, dataset.features, dir);
+
+  std::vector<std::string> backends;
+  for (const std::string& backend : options.backends) {
+    if (std::find(backends.begin(), backends.end(), backend) == backends.end()) backends.push_back(backend);
+  }
+  std::vector<BenchRun> runs;
+  warm_up(dataset, options.config);
+  for (const std::string& backend : backends) runs.push_back(run_backend(backend, dataset, options.config));
+
+  write_costs_csv(dir + "/" + kCostsFile, runs);
+  const Crossover crossover = find_crossover(runs);
+
+  BenchSetup setup;
+  setup.data = options.synthetic_rows > 0
+                   ? "Friedman #1 (synthetic, seed " + std::to_string(options.config.data.seed) + ")"
+                   : options.data;
+  setup.rows = dataset.rows;
+  setup.features = dataset.features;
+  setup.max_nodes = options.config.stopping.max_nodes;
+  setup.pool = options.config.candidates.pool;
+  setup.precision = options.config.trainer.precision == model::Precision::float64 ? "float64" : "float32";
+  setup.seed = options.config.data.seed;
+  setup.validation = options.config.data.validation;
+
+  PlotSpec plot;
+  plot.title = "rbfnet bench: " + setup.data + ", " + std::to_string(dataset.rows) + " rows x " +
+               std::to_string(dataset.features) + " features";
+  for (const BenchRun& run : runs) {
+    if (run.skipped || run.failed) continue;
+    plot.backends.push_back(run.backend);
+    for (double ms : smoothed_ms(run.result.iterations)) plot.ms_max = std::max(plot.ms_max, 1.25 * ms);
+    if (run.backend == "auto") {
+      const SwitchPoint point = find_switch(run);
+      if (point.switched) plot.switch_nodes = point.nodes;
+    }
+  }
+  if (crossover.found) plot.crossover_nodes = crossover.nodes;
+  const std::string script = cost_curves_script(plot);
+  data::write_file_atomically(dir + "/" + kPlotScript, script.data(), script.size());
+  PlotOutcome drawn;
+  if (plot.backends.empty()) {
+    drawn.note = "not drawn: no backend ran";
+    std::remove((dir + "/" + kPlotImage).c_str());  // an image of an earlier bench must not pass for this one
+    spdlog::warn("bench: no backend ran, so there are no costs to compare");
+  } else {
+    drawn = render_cost_curves(dir);
+    if (!drawn.rendered) spdlog::warn("bench: {}: {}", kPlotImage, drawn.note);
+  }
+
+  const std::string summary = summary_markdown(setup, runs, crossover, drawn.note);
+  data::write_file_atomically(dir + "/summary.md", summary.data(), summary.size());
+
+  std::printf("bench results in %s/\n", dir.c_str());
+  for (const BenchRun& run : runs) {
+    if (run.skipped || run.failed) {
+      std::printf("  %-4s %s: %s\n", run.backend.c_str(), run.skipped ? "skipped" : "failed", run.note.c_str());
+      continue;
+    }
+    const auto& records = run.result.iterations;
+    std::printf("  %-4s %zu nodes, %.3f s (setup %.3f s + growth %.3f s)\n", run.backend.c_str(),
+                records.empty() ? std::size_t{0} : records.back().nodes, run.result.setup_seconds + run.result.seconds,
+                run.result.setup_seconds, run.result.seconds);
+  }
+  std::string crossover_text = crossover.text;
+  for (auto bold = crossover_text.find("**"); bold != std::string::npos; bold = crossover_text.find("**"))
+    crossover_text.erase(bold, 2);
+  std::printf("  crossover: %s\n", crossover_text.c_str());
+  const std::string image = drawn.rendered ? std::string(", ") + kPlotImage : " (no image: see summary.md)";
+  std::printf("  written: %s, summary.md, %s%s\n", kCostsFile, kPlotScript, image.c_str());
+
+  for (const BenchRun& run : runs) {
+    if (run.failed) {
+      throw RuntimeError("the " + run.backend + " run of 'rbfnet bench' failed (" + run.note +
+                         "); the other results are in " + dir);
+    }
+  }
+  return 0;
 }
 
 }  // namespace rbf::app

@@ -71,7 +71,11 @@ CLI::Option* ConfigFlags::add_switch(CLI::App& command, const std::string& flag,
 }
 
 model::Config ConfigFlags::build() const {
-  model::Config config = config_path_.empty() ? model::Config() : model::load_config(config_path_);
+  return build_from(config_path_.empty() ? model::Config() : model::load_config(config_path_));
+}
+
+model::Config ConfigFlags::build_from(const model::Config& base) const {
+  model::Config config = base;
   std::vector<model::ConfigOverride> overrides;
   for (const Binding& binding : bindings_) {
     if (binding.option->count() == 0) continue;  // only flags given explicitly override
@@ -116,6 +120,9 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--log-level", "logging.level", "LEVEL",
                   "Log level: trace, debug, info, warn, error or off");
   flags.add_switch(command, "--quiet", "logging.progress", "false", "No progress line");
+  flags.add_value(command, "--checkpoint-every", "output.checkpoint_every", "K",
+                  "Write a checkpoint every K iterations; 0 = only when interrupted");
+  flags.add_value(command, "--checkpoint", "output.checkpoint", "FILE", "Checkpoint file; default MODEL.ckpt");
 }
 
 void require_training_inputs(const model::Config& config) {

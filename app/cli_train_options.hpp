@@ -36,6 +36,10 @@ class ConfigFlags {
   // The --config file (defaults without one) with the given flags applied and validated.
   // Throws rbf::InputError naming the file position or the flag.
   model::Config build() const;
+  // The same flags applied to `base` instead of the --config file (resuming a checkpoint).
+  model::Config build_from(const model::Config& base) const;
+  // True when --config was given.
+  bool has_config_file() const { return !config_path_.empty(); }
 
  private:
   struct Binding {

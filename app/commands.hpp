@@ -10,8 +10,10 @@
 namespace rbf::app {
 
 // Trains a network as `config` says (data, trainer, output paths), writes the model file
-// and the optional per-iteration cost log, prints a summary. Returns the exit code.
-int run_train(const model::Config& config);
+// and the optional per-iteration cost log, prints a summary. With `resume_from` (a
+// checkpoint file) it continues that run instead. SIGINT/SIGTERM finish the current
+// iteration and save a checkpoint. Returns the exit code.
+int run_train(const model::Config& config, const std::string& resume_from = "");
 
 struct PredictOptions {
   std::string model;      // model file
@@ -41,6 +43,13 @@ struct BenchOptions {
   model::Config config;              // trainer settings shared by every backend
 };
 int run_bench(const BenchOptions& options);
+
+struct CalibrateOptions {
+  int device = 0;  // CUDA device index
+};
+// Measures the GPU's costs for the automatic switch, caches them for this host and device
+// (model/calibration_cache.hpp) and prints them. Without a GPU: rbf::InputError (exit 2).
+int run_calibrate(const CalibrateOptions& options);
 
 // Prints build options, compiler, library versions and CUDA devices (or why none).
 int run_info();

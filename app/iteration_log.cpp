@@ -11,13 +11,13 @@
 
 namespace rbf::app {
 
-IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes)
+IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append)
     : csv_path_(csv_path), max_nodes_(max_nodes) {
   progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
   if (!csv_path_.empty()) {
-    csv_ = std::fopen(csv_path_.c_str(), "w");
+    csv_ = std::fopen(csv_path_.c_str(), append ? "a" : "w");
     if (!csv_) throw InputError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
-    std::fprintf(csv_, "%s\n", csv_header());
+    if (!append || std::ftell(csv_) == 0) std::fprintf(csv_, "%s\n", csv_header());
   }
 }
 
@@ -27,7 +27,7 @@ IterationLog::~IterationLog() {
 
 const char* IterationLog::csv_header() {
   return "iteration,nodes,backend,select_ms,add_ms,update_ms,evaluate_ms,total_ms,train_rmse,"
-         "val_rmse,val_accuracy,row,width,dependent";
+         "val_rmse,val_accuracy,row,width,dependent,event";
 }
 
 std::string IterationLog::csv_row(const model::IterationRecord& r) {
@@ -42,10 +42,17 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
   char val[32], acc[32];
   opt(r.val_rmse, val, sizeof val);
   opt(r.val_accuracy, acc, sizeof acc);
-  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d", r.iteration,
+  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d,", r.iteration,
                 r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
                 r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0);
-  return buf;
+  // The event is free text: quote it (RFC 4180) so commas in it cannot shift columns.
+  std::string row = buf;
+  if (!r.event.empty()) {
+    row += '"';
+    for (char c : r.event) row += c == '"' ? std::string("\"\"") : std::string(1, c);
+    row += '"';
+  }
+  return row;
 }
 
 void IterationLog::record(const model::IterationRecord& r) {

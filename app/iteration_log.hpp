@@ -12,7 +12,8 @@ namespace rbf::app {
 class IterationLog {
  public:
   // csv_path empty: no CSV. progress: a compact updating line when stderr is a terminal.
-  IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes);
+  // append: continue an existing CSV (a resumed run) instead of starting a new one.
+  IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append = false);
   ~IterationLog();
   IterationLog(const IterationLog&) = delete;
   IterationLog& operator=(const IterationLog&) = delete;

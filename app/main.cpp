@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/checkpoint_file.hpp"
 #include "app/cli_train_options.hpp"
 #include "app/commands.hpp"
 #include "app/error_report.hpp"
@@ -17,7 +18,7 @@
 namespace rbf::app {
 namespace {
 
-const std::vector<std::string> kCommands{"train", "predict", "evaluate", "bench", "info"};
+const std::vector<std::string> kCommands{"train", "predict", "evaluate", "bench", "calibrate", "info"};
 const std::vector<std::string> kBenchBackends{"cpu", "gpu", "auto"};
 
 const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 usage or input error.";
@@ -27,7 +28,7 @@ const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 us
 void check_command_name(int argc, char** argv) {
   if (argc < 2) {
     throw InputError(
-        "a command is required: train, predict, evaluate, bench or info "
+        "a command is required: train, predict, evaluate, bench, calibrate or info "
         "(see 'rbfnet --help')");
   }
   const std::string word = argv[1];
@@ -41,7 +42,7 @@ void check_command_name(int argc, char** argv) {
   const std::string suggestion = model::closest_match(word, kCommands);
   throw InputError("unknown command '" + word + "'" +
                    (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)") +
-                   "; the commands are train, predict, evaluate, bench and info");
+                   "; the commands are train, predict, evaluate, bench, calibrate and info");
 }
 
 // Every long flag of `command`, for "did you mean".
@@ -119,6 +120,10 @@ int run_command_line(int argc, char** argv) {
   bool print_config = false;
   train->add_flag("--print-config", print_config,
                   "Print the effective configuration (config file + flags) as YAML and exit");
+  std::string resume_path;
+  train->add_option("--resume", resume_path,
+                    "Continue the run saved in this checkpoint (its configuration, then any flags given)")
+      ->type_name("CHECKPOINT");
   train->footer(std::string("Flags override the values of --config; configs/default.yaml lists "
                             "every key with its default.\n") +
                 kExitStatus);
@@ -177,14 +182,38 @@ int run_command_line(int argc, char** argv) {
       ->type_name("DIR")
       ->capture_default_str();
   bench_flags.add_config_file(*bench);
-  bench->footer(kExitStatus);
+  bench_flags.add_value(*bench, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  bench_flags.add_value(*bench, "--seed", "data.seed", "S", "Seed of the data, split and candidate sampling");
+  bench_flags.add_value(*bench, "--validation", "data.validation", "FRACTION",
+                        "Fraction held out for validation, in [0, 0.9]");
+  bench_flags.add_value(*bench, "--precision", "trainer.precision", "TYPE", "float32 or float64");
+  bench_flags.add_value(*bench, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
+  bench_flags.add_value(*bench, "--switch-at-nodes", "backend.switch_at_nodes", "M",
+                        "auto: move to the GPU at M nodes; 0 = cost model");
+  bench_flags.add_value(*bench, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
+  bench_flags.add_value(*bench, "--log-level", "logging.level", "LEVEL",
+                        "Log level: trace, debug, info, warn, error or off");
+  bench_flags.add_switch(*bench, "--quiet", "logging.progress", "false", "No progress line");
+  bench->footer(std::string("Writes DIR/costs.csv, DIR/summary.md, DIR/cost_curves.gp and, with gnuplot, "
+                            "DIR/cost_curves.png. Backends this machine lacks are skipped with a note.\n") +
+                kExitStatus);
+
+  // calibrate
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate", "Measure this machine's GPU costs for the automatic backend switch and cache them");
+  ConfigFlags calibrate_flags;
+  calibrate_flags.add_value(*calibrate, "--gpu-device", "backend.gpu_device", "INDEX",
+                            "CUDA device (see rbfnet info)");
+  calibrate->footer(std::string("The figures are cached per host and device in $XDG_CACHE_HOME/rbfnet (or "
+                                "~/.cache/rbfnet) and used by backend: auto.\n") +
+                    kExitStatus);
 
   // info
   CLI::App* info =
       app.add_subcommand("info", "Print build options, compiler, library versions and the CUDA devices found");
   info->footer(kExitStatus);
 
-  for (CLI::App* command : {train, predict, evaluate, bench, info}) command->allow_extras();
+  for (CLI::App* command : {train, predict, evaluate, bench, calibrate, info}) command->allow_extras();
 
   check_command_name(argc, argv);
   try {
@@ -202,14 +231,17 @@ int run_command_line(int argc, char** argv) {
   check_leftovers(*chosen);
 
   if (chosen == train) {
-    const model::Config config = train_flags.build();
+    if (!resume_path.empty() && train_flags.has_config_file())
+      throw InputError("give either --resume or --config: a resumed run keeps its checkpoint's configuration");
+    const model::Config config =
+        resume_path.empty() ? train_flags.build() : train_flags.build_from(checkpoint_config(resume_path));
     set_log_level(config.logging.level);
     if (print_config) {
       std::cout << model::config_to_yaml(config) << std::flush;
       return kExitSuccess;
     }
     require_training_inputs(config);
-    return run_train(config);
+    return run_train(config, resume_path);
   }
   if (chosen == predict) {
     const model::Config csv = predict_csv.build();
@@ -244,6 +276,11 @@ int run_command_line(int argc, char** argv) {
     }
     check_bench_backends(bench_options.backends);
     return run_bench(bench_options);
+  }
+  if (chosen == calibrate) {
+    CalibrateOptions calibrate_options;
+    calibrate_options.device = calibrate_flags.build().backend.gpu_device;
+    return run_calibrate(calibrate_options);
   }
   return run_info();
 }

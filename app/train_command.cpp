@@ -1,10 +1,13 @@
 // `rbfnet train`: read the CSV, grow the network, write the model and the cost log.
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <ctime>
 
 #include "app/commands.hpp"
+#include "app/checkpoint_file.hpp"
 #include "app/iteration_log.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
@@ -26,6 +29,35 @@ data::TaskHint task_hint(model::TaskKind task) {
   return data::TaskHint::auto_detect;
 }
 
+// SIGINT and SIGTERM ask the trainer to stop after the current iteration; a second signal
+// gets the default behaviour, so a stuck run can still be killed.
+std::atomic<bool> g_interrupt_requested{false};
+
+extern "C" void on_interrupt(int signal_number) {
+  g_interrupt_requested.store(true);
+  std::signal(signal_number, SIG_DFL);
+}
+
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupt_requested.store(false);
+    previous_int_ = std::signal(SIGINT, on_interrupt);
+    previous_term_ = std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  const std::atomic<bool>& requested() const { return g_interrupt_requested; }
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
+
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -37,7 +69,7 @@ std::string utc_now() {
 
 }  // namespace
 
-int run_train(const model::Config& config) {
+int run_train(const model::Config& config, const std::string& resume_from) {
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
 
@@ -53,17 +85,59 @@ int run_train(const model::Config& config) {
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
 
-  IterationLog log(config.logging.iteration_log, config.logging.progress, config.stopping.max_nodes);
-  model::TrainResult result =
-      model::train(dataset, config, [&log](const model::IterationRecord& rec) { log.record(rec); });
+  const std::string data_sha256 = model::sha256_file_hex(config.data.path);
+  const std::string ckpt_path = checkpoint_path(config);
+  model::TrainingState resume_state;
+  model::TrainOptions options;
+  options.data_sha256 = data_sha256;
+  if (!resume_from.empty()) {
+    resume_state = checkpoint_state(resume_from);
+    options.resume = &resume_state;
+    spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
+                 resume_state.chosen.size());
+  }
+
+  // Provenance shared by checkpoints and the final model.
+  model::Provenance provenance;
+  provenance.rbfnet_version = RBF_VERSION;
+  provenance.data_file = config.data.path;
+  provenance.data_sha256 = data_sha256;
+  provenance.config_yaml = model::config_to_yaml(config);
+
+  IterationLog log(config.logging.iteration_log, config.logging.progress, config.stopping.max_nodes,
+                   /*append=*/!resume_from.empty());
+  options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
+  options.checkpoint_every = config.output.checkpoint_every;
+  // The trainer fills in the backend; everything else about where the model came from is ours.
+  auto stamp = [&provenance](model::Network& net) {
+    const std::string backend = net.provenance.backend;
+    net.provenance = provenance;
+    net.provenance.backend = backend;
+    net.provenance.created_utc = utc_now();
+  };
+  options.on_checkpoint = [&](const model::Network& checkpoint) {
+    model::Network net = checkpoint;
+    stamp(net);
+    model::save_network(net, ckpt_path);
+    spdlog::debug("checkpoint written to {}", ckpt_path);
+  };
+  InterruptGuard interrupts;
+  options.stop_requested = &interrupts.requested();
+
+  model::TrainResult result = model::train(dataset, config, options);
   log.finish();
 
   model::Network& net = result.network;
-  net.provenance.rbfnet_version = RBF_VERSION;
-  net.provenance.data_file = config.data.path;
-  net.provenance.data_sha256 = model::sha256_file_hex(config.data.path);
-  net.provenance.created_utc = utc_now();
-  net.provenance.config_yaml = model::config_to_yaml(config);
+  stamp(net);
+  if (result.interrupted) {
+    model::save_network(net, ckpt_path);
+    std::fprintf(stderr,
+                 "rbfnet: interrupted after %zu iterations; the best model so far (%zu nodes) and the training "
+                 "state are in %s; continue with: rbfnet train --resume %s\n",
+                 result.iterations.empty() ? std::size_t(0) : result.iterations.back().iteration, net.nodes(),
+                 ckpt_path.c_str(), ckpt_path.c_str());
+    return 1;
+  }
   model::save_network(net, config.output.model);
 
   const std::size_t grown = result.iterations.empty() ? 0 : result.iterations.back().nodes;
@@ -71,6 +145,7 @@ int run_train(const model::Config& config) {
               result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
               result.stop_reason.c_str());
   std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
+  for (const std::string& event : result.events) std::printf("  backend: %s\n", event.c_str());
   std::printf("  rows: %zu training, %zu validation; candidates: %zu (%s), sigma0 %.4g\n", result.train_rows,
               result.validation_rows, result.candidates, result.candidates_stored ? "stored" : "evaluated on the fly",
               result.sigma0);

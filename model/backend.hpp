@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,20 @@ struct Selection {
   bool found = false;      // false when no admissible candidate is left
   std::size_t index = 0;   // candidate index
   double score = 0.0;      // err_c (ols) or squared residual norm (max_residual)
+};
+
+// The large trainer state, in host memory, for moving a model between backends (the
+// automatic switch and the GPU fault fallback). Matrices are column-major.
+template <typename T>
+struct BackendState {
+  std::size_t basis = 0;             // columns of Q, bias included
+  std::vector<T> q;                  // n x basis
+  std::vector<T> e;                  // residual, n x k
+  std::vector<T> n_norm, s_proj;     // n_c, s_c per candidate
+  std::vector<T> g;                  // count x k
+  std::vector<unsigned char> used;   // per candidate
+  std::size_t val_columns = 0;
+  std::vector<T> phi_val;            // nv x val_columns
 };
 
 template <typename T>
@@ -81,6 +96,16 @@ class Backend {
   virtual std::size_t nodes() const = 0;
   // Bytes of memory (host or device) the backend holds now.
   virtual std::size_t memory_bytes() const = 0;
+
+  // Copies the trainer state out (for migration to another backend).
+  virtual void export_state(BackendState<T>& /*state*/) const {
+    throw std::logic_error(name() + " backend cannot export its state");
+  }
+  // Replaces the trainer state; set_training_data, set_validation_data and set_candidates
+  // with the same arguments as on the exporting backend must have been called first.
+  virtual void import_state(const BackendState<T>& /*state*/) {
+    throw std::logic_error(name() + " backend cannot import a state");
+  }
 };
 
 }  // namespace rbf::model

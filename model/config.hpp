@@ -56,6 +56,13 @@ struct BackendConfig {
   int gpu_device = 0;
   double gpu_memory_budget_mb = 0.0;  // 0 = 80% of free device memory
   GpuMemory gpu_memory = GpuMemory::auto_select;
+  // auto: the switch's cost model; each 0 = take it from this machine's calibration
+  // (cached per host and device, `rbfnet calibrate` redoes it).
+  double gpu_overhead_ms = 0.0;     // fixed GPU cost per iteration (launches, synchronizations), ms
+  double gpu_bandwidth_gbs = 0.0;   // GPU memory bandwidth of the training passes, GB/s
+  double gpu_gflops = 0.0;          // GPU rate of matrix-free candidate evaluation, GFLOP/s
+  double migration_fixed_ms = 0.0;  // one-time cost of moving to the GPU besides the copies, ms
+  double migration_gbs = 0.0;       // host -> device copy rate while migrating, GB/s
 };
 
 struct LoggingConfig {
@@ -66,6 +73,8 @@ struct LoggingConfig {
 
 struct OutputConfig {
   std::string model = "model.rbfn";
+  std::size_t checkpoint_every = 0;  // write a checkpoint every K iterations; 0 = only on interrupt
+  std::string checkpoint;            // checkpoint file; "" = "<model>.ckpt"
 };
 
 struct Config {

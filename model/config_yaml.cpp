@@ -531,6 +531,16 @@ std::vector<Field> build_fields() {
       "backend", "gpu_memory", member(&C::backend, &BackendConfig::gpu_memory),
       std::vector<Choice<GpuMemory>>{
           {GpuMemory::auto_select, "auto"}, {GpuMemory::device, "device"}, {GpuMemory::mapped, "mapped"}}));
+  f.push_back(real_field("backend", "gpu_overhead_ms", member(&C::backend, &BackendConfig::gpu_overhead_ms),
+                         RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(real_field("backend", "gpu_bandwidth_gbs", member(&C::backend, &BackendConfig::gpu_bandwidth_gbs),
+                         RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(real_field("backend", "gpu_gflops", member(&C::backend, &BackendConfig::gpu_gflops),
+                         RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(real_field("backend", "migration_fixed_ms", member(&C::backend, &BackendConfig::migration_fixed_ms),
+                         RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(real_field("backend", "migration_gbs", member(&C::backend, &BackendConfig::migration_gbs),
+                         RealRange{0.0, false, kNoLimit, false}));
   // logging
   f.push_back(level_field("logging", "level", member(&C::logging, &LoggingConfig::level)));
   f.push_back(text_field("logging", "iteration_log", member(&C::logging, &LoggingConfig::iteration_log), true,
@@ -538,6 +548,10 @@ std::vector<Field> build_fields() {
   f.push_back(bool_field("logging", "progress", member(&C::logging, &LoggingConfig::progress)));
   // output
   f.push_back(text_field("output", "model", member(&C::output, &OutputConfig::model), false, "a non-empty file name"));
+  f.push_back(unsigned_field("output", "checkpoint_every", member(&C::output, &OutputConfig::checkpoint_every),
+                             std::size_t{0}));
+  f.push_back(text_field("output", "checkpoint", member(&C::output, &OutputConfig::checkpoint), true,
+                         "a file name (empty for MODEL.ckpt)"));
   return f;
 }
 

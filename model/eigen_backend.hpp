@@ -33,6 +33,8 @@ class EigenBackend final : public Backend<T> {
   void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override;
   std::size_t nodes() const override { return basis_ == 0 ? 0 : basis_ - 1; }
   std::size_t memory_bytes() const override;
+  void export_state(BackendState<T>& state) const override;
+  void import_state(const BackendState<T>& state) override;
 
   // The orthonormal basis Q (n x (nodes + 1)), for tests of its orthogonality.
   Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> basis() const {

@@ -39,6 +39,7 @@ constexpr char kTagXScaler[] = "XSCL";
 constexpr char kTagYScaler[] = "YSCL";
 constexpr char kTagNodes[] = "NODE";
 constexpr char kTagProvenance[] = "PROV";
+constexpr char kTagTrainingState[] = "TRNS";  // optional: checkpoints only
 
 constexpr std::uint32_t kTaskRegression = 0;
 constexpr std::uint32_t kTaskClassification = 1;
@@ -307,6 +308,12 @@ std::vector<std::uint8_t> serialize_unchecked(const Network& net) {
   w.put_string(p.backend);
   w.end_section();
 
+  if (!net.training_state.empty()) {
+    w.begin_section(kTagTrainingState, 0);
+    w.put_string(net.training_state);
+    w.end_section();
+  }
+
   auto& bytes = w.bytes();
   w.patch_u64(16, bytes.size() + kTrailerBytes);
   Sha256 hash;
@@ -468,6 +475,12 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
     ByteReader r(data + pos, std::size_t(length), name, tag);
     pos += std::size_t(length);
 
+    if (tag == kTagTrainingState) {
+      if (!net.training_state.empty()) r.fail("appears twice");
+      net.training_state = r.string("training state");
+      r.finish();
+      continue;
+    }
     unsigned index = 0;
     while (index < 6 && tag != known[index]) ++index;
     if (index == 6) {

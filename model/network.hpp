@@ -38,6 +38,10 @@ struct Network {
 
   Provenance provenance;
 
+  // Non-empty only in checkpoints: the trainer's progress (model/training_state.hpp), kept
+  // in an optional section that predicting ignores.
+  std::string training_state;
+
   std::size_t nodes() const { return widths.size(); }
 
   // Raw outputs in original target units (regression) or class scores (classification)

@@ -11,7 +11,10 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
+#include "gpu/gpu_api.hpp"
 #include "model/backend_factory.hpp"
+#include "model/calibration_cache.hpp"
+#include "model/fault_injection.hpp"
 #include "model/triangular.hpp"
 
 namespace rbf::model {
@@ -150,176 +153,464 @@ ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, con
 }
 
 template <typename T>
-TrainResult train_with(const data::Dataset& ds, const Config& config, const IterationCallback& on_iteration) {
-  const auto setup_start = Clock::now();
-  const bool classify = ds.task == data::Task::classification;
-  const PreparedData p = prepare(ds, config);
-  const CandidatePool pool = make_pool(p, config);
-  const std::size_t n = p.train_rows.size(), nv = p.val_rows.size(), k = p.k;
-  const std::size_t count = pool.widths.size();
+std::unique_ptr<Backend<T>> hook_make(const TrainerHooks& hooks, BackendKind kind, const Config& config);
+template <>
+std::unique_ptr<Backend<float>> hook_make<float>(const TrainerHooks& hooks, BackendKind kind, const Config& config) {
+  return hooks.make_float ? hooks.make_float(kind) : make_backend<float>(kind, config.backend, config.trainer.threads);
+}
+template <>
+std::unique_ptr<Backend<double>> hook_make<double>(const TrainerHooks& hooks, BackendKind kind, const Config& config) {
+  return hooks.make_double ? hooks.make_double(kind) : make_backend<double>(kind, config.backend, config.trainer.threads);
+}
 
-  std::unique_ptr<Backend<T>> backend =
-      make_backend<T>(config.backend.kind, config.backend, config.trainer.threads);
-  {
-    const auto x = to_scalar<T>(p.x_train), y = to_scalar<T>(p.y_train), xv = to_scalar<T>(p.x_val);
-    backend->set_training_data(x.data(), n, p.d, y.data(), k);
-    backend->set_validation_data(xv.data(), nv);
-    const auto centers = to_scalar<T>(pool.centers), widths = to_scalar<T>(pool.widths);
-    backend->set_candidates(centers.data(), widths.data(), pool.rows.data(), count,
-                            config.candidates.memory_budget_mb * 1024.0 * 1024.0);
+bool default_gpu_available(const Config& config, std::string& why) {
+  if (!gpu::built_with_cuda()) {
+    why = "this rbfnet was built without CUDA";
+    return false;
   }
-  const bool ols = config.trainer.strategy == Strategy::ols;
-  std::vector<double> a;
-  backend->reset_to_bias(a);
-  if (!ols) {
+  const gpu::DeviceReport report = gpu::query_devices();
+  if (report.devices.empty()) {
+    why = report.why_none;
+    return false;
+  }
+  if (config.backend.gpu_device < 0 || static_cast<std::size_t>(config.backend.gpu_device) >= report.devices.size()) {
+    why = "backend.gpu_device " + std::to_string(config.backend.gpu_device) + " does not exist";
+    return false;
+  }
+  return true;
+}
+
+// One training run: the host state (R, Q^T Y, chosen nodes) and the backend that holds the
+// large state, which can be replaced mid-run by migration (auto) or fallback (GPU fault).
+template <typename T>
+class GrowthRun {
+ public:
+  GrowthRun(const data::Dataset& ds, const Config& config, const TrainOptions& options)
+      : ds_(ds),
+        config_(config),
+        options_(options),
+        hooks_(options.hooks),
+        p_(prepare(ds, config)),
+        pool_(make_pool(p_, config)) {
+    n_ = p_.train_rows.size();
+    nv_ = p_.val_rows.size();
+    k_ = p_.k;
+    count_ = pool_.widths.size();
+    x_ = to_scalar<T>(p_.x_train);
+    y_ = to_scalar<T>(p_.y_train);
+    xv_ = to_scalar<T>(p_.x_val);
+    centers_ = to_scalar<T>(pool_.centers);
+    widths_ = to_scalar<T>(pool_.widths);
+    ols_ = config.trainer.strategy == Strategy::ols;
+    fault_at_ = hooks_.fault_gpu_at_iteration ? hooks_.fault_gpu_at_iteration : fault_iteration_from_env();
+  }
+
+  TrainResult run();
+
+ private:
+  std::unique_ptr<Backend<T>> create(BackendKind kind) {
+    std::unique_ptr<Backend<T>> b = hook_make<T>(hooks_, kind, config_);
+    if (fault_at_ > 0 && b->name() == "gpu")
+      b = std::make_unique<FaultInjectingBackend<T>>(std::move(b), fault_at_, &iteration_);
+    b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
+    b->set_validation_data(xv_.data(), nv_);
+    b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_,
+                      config_.candidates.memory_budget_mb * 1024.0 * 1024.0);
+    return b;
+  }
+
+  // Bias-only model on `b`; returns q_0^T Y.
+  std::vector<double> start(Backend<T>& b) {
+    std::vector<double> a;
+    b.reset_to_bias(a);
     // max_residual places a node at the worst-fitted row with the base width only.
-    for (std::size_t c = 0; c < count; ++c)
-      if (c % pool.per_row != pool.base_width) backend->mark_used(c);
+    if (!ols_)
+      for (std::size_t c = 0; c < count_; ++c)
+        if (c % pool_.per_row != pool_.base_width) b.mark_used(c);
+    return a;
   }
 
-  TrainResult result;
-  result.train_rows = n;
-  result.validation_rows = nv;
-  result.candidates = count;
-  result.candidates_stored = backend->candidates_stored();
-  result.sigma0 = pool.sigma0;
-  result.setup_seconds = ms_since(setup_start) / 1000.0;
+  // Rebuilds the model grown so far on `b` by re-adding the chosen nodes in order; R and
+  // Q^T Y are recomputed from b's own arithmetic so that everything stays consistent.
+  void replay(Backend<T>& b) {
+    std::vector<double> a = start(b), h;
+    theta_ = a;
+    r_.set_column(0, {std::sqrt(static_cast<double>(n_))});
+    for (std::size_t c : skipped_) b.mark_used(c);
+    for (std::size_t j = 0; j < chosen_.size(); ++j) {
+      const double norm = b.add_node(chosen_[j], config_.trainer.dependency_tol, h);
+      if (!(norm > 0)) throw RuntimeError("internal error: a node became dependent while rebuilding the model");
+      b.update(ols_, a);
+      h.push_back(norm);
+      r_.set_column(j + 1, h);
+      theta_.insert(theta_.end(), a.begin(), a.end());
+      if (nv_ > 0) b.add_validation_column(chosen_[j]);
+    }
+  }
 
-  const std::size_t max_nodes = config.stopping.max_nodes;
-  UpperTriangular r(max_nodes + 1);  // R of [1, Phi_selected] = Q R
-  std::vector<double> theta(a);      // Q^T Y, row-major (nodes+1) x k
-  r.set_column(0, {std::sqrt(static_cast<double>(n))});
-  std::vector<std::size_t> chosen;   // candidate per node
-  std::vector<double> h, weights, scratch;
+  // Moves the run onto a new backend of `kind`; returns the milliseconds it took.
+  double move_to(BackendKind kind) {
+    const auto t0 = Clock::now();
+    std::unique_ptr<Backend<T>> next = create(kind);
+    bool moved = false;
+    if (backend_) {
+      try {
+        BackendState<T> state;
+        backend_->export_state(state);
+        next->import_state(state);
+        moved = true;
+      } catch (const std::logic_error&) {
+        moved = false;  // a backend without state transfer: rebuild instead
+      }
+    }
+    if (!moved) replay(*next);
+    backend_ = std::move(next);
+    return ms_since(t0);
+  }
+
+  double migration_bytes() const {
+    const double scalars = static_cast<double>(n_ * (p_.d + k_ + chosen_.size() + 1 + k_) + nv_ * (p_.d + chosen_.size()) +
+                                               count_ * (p_.d + 3 + k_));
+    return scalars * sizeof(T);
+  }
+
+  IterationShape shape() const {
+    IterationShape s;
+    s.rows = n_;
+    s.features = p_.d;
+    s.outputs = k_;
+    const std::size_t unavailable = chosen_.size() + skipped_.size() + (ols_ ? 0 : count_ - count_ / pool_.per_row);
+    s.candidates_unused = count_ > unavailable ? count_ - unavailable : 0;
+    s.nodes = chosen_.size();
+    s.validation_rows = nv_;
+    s.scalar_bytes = sizeof(T);
+    s.candidates_stored = backend_->candidates_stored();
+    return s;
+  }
+
+  // The network with the first `keep` nodes.
+  Network assemble(std::size_t keep) const;
+  // Where the run stands, for checkpoints.
+  TrainingState state() const;
+  // Restores a checkpointed run: counters from `state`, the model by replaying its nodes.
+  void resume(const TrainingState& state);
+
+  const data::Dataset& ds_;
+  const Config& config_;
+  const TrainOptions& options_;
+  const TrainerHooks& hooks_;
+  const PreparedData p_;
+  const CandidatePool pool_;
+  std::size_t n_ = 0, nv_ = 0, k_ = 0, count_ = 0;
+  std::vector<T> x_, y_, xv_, centers_, widths_;
+  bool ols_ = true;
+  std::size_t fault_at_ = 0;
+  std::size_t iteration_ = 0;
+
+  std::unique_ptr<Backend<T>> backend_;
+  UpperTriangular r_;                // R of [1, Phi_selected] = Q R
+  std::vector<double> theta_;        // Q^T Y, row-major (nodes + 1) x k
+  std::vector<std::size_t> chosen_;  // candidate per node
+  std::vector<std::size_t> skipped_; // candidates found dependent
+  std::vector<double> train_rmse_at_;
+  std::size_t best_nodes_ = 0, since_best_ = 0;
+  double best_val_rmse_ = -1, best_val_accuracy_ = -1;
+  double elapsed_before_ = 0;        // growth seconds of the run this one resumes
+};
+
+template <typename T>
+Network GrowthRun<T>::assemble(std::size_t keep) const {
+  std::vector<double> weights;
+  r_.solve(theta_, k_, keep, weights);
+  Network net;
+  net.task = ds_.task;
+  net.inputs = p_.d;
+  net.outputs = k_;
+  net.feature_names = ds_.feature_names;
+  net.target_names = ds_.target_names;
+  net.class_names = ds_.class_names;
+  net.x_scaler = p_.x_scaler;
+  net.y_scaler = p_.y_scaler;
+  net.bias.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(k_));
+  net.weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(k_), weights.end());
+  for (std::size_t j = 0; j < keep; ++j) {
+    const std::size_t c = chosen_[j];
+    net.centers.insert(net.centers.end(), pool_.centers.begin() + static_cast<std::ptrdiff_t>(c * p_.d),
+                       pool_.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p_.d));
+    net.widths.push_back(pool_.widths[c]);
+  }
+  net.provenance.backend = backend_ ? backend_->name() : "";
+  return net;
+}
+
+template <typename T>
+TrainingState GrowthRun<T>::state() const {
+  TrainingState s;
+  s.iteration = iteration_;
+  s.chosen = chosen_;
+  s.skipped = skipped_;
+  s.best_nodes = best_nodes_;
+  s.since_best = since_best_;
+  s.best_val_rmse = best_val_rmse_;
+  s.best_val_accuracy = best_val_accuracy_;
+  s.train_rmse_at = train_rmse_at_;
+  s.candidates = count_;
+  s.data_sha256 = options_.data_sha256;
+  return s;
+}
+
+template <typename T>
+void GrowthRun<T>::resume(const TrainingState& s) {
+  if (s.candidates != count_)
+    throw InputError("the checkpoint was made with " + std::to_string(s.candidates) +
+                     " candidates but this data and configuration give " + std::to_string(count_) +
+                     "; resume with the same data and configuration");
+  if (!s.data_sha256.empty() && !options_.data_sha256.empty() && s.data_sha256 != options_.data_sha256)
+    throw InputError("the checkpoint was made from different training data (SHA-256 differs)");
+  chosen_ = s.chosen;
+  skipped_ = s.skipped;
+  replay(*backend_);
+  iteration_ = s.iteration;
+  train_rmse_at_ = s.train_rmse_at;
+  best_nodes_ = s.best_nodes;
+  since_best_ = s.since_best;
+  best_val_rmse_ = s.best_val_rmse;
+  best_val_accuracy_ = s.best_val_accuracy;
+  elapsed_before_ = s.elapsed_seconds;
+}
+
+template <typename T>
+TrainResult GrowthRun<T>::run() {
+  const auto setup_start = Clock::now();
+  const bool classify = ds_.task == data::Task::classification;
+  const BackendKind requested = config_.backend.kind;
+  TrainResult result;
+
+  // auto starts on the CPU and may move to the GPU later, if there is one.
+  std::unique_ptr<SwitchPolicy> policy;
+  if (requested == BackendKind::auto_select) {
+    std::string why;
+    const bool usable = hooks_.gpu_available ? hooks_.gpu_available(why) : default_gpu_available(config_, why);
+    if (usable) {
+      CostModel gpu_cost;
+      MigrationModel migration;
+      if (hooks_.cost_models) {
+        hooks_.cost_models(gpu_cost, migration);
+      } else if (config_.backend.switch_at_nodes == 0) {
+        // The cost model matters only when no threshold is forced; a probe may run here.
+        const SwitchCosts costs = switch_costs(config_.backend);
+        gpu_cost = costs.gpu;
+        migration = costs.migration;
+        spdlog::debug("backend auto: GPU cost model from {}", costs.source);
+      }
+      policy = std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration);
+    } else {
+      spdlog::info("backend auto: no usable GPU ({}); training on the CPU", why);
+      result.events.push_back("no usable GPU (" + why + "): training on the CPU");
+    }
+  }
+  backend_ = create(requested == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
+  theta_ = start(*backend_);
+  r_.set_column(0, {std::sqrt(static_cast<double>(n_))});
+
   const double total_sse0 = [&] {
     double s = 0;
-    for (double v : p.y_train) s += v * v;
-    for (double v : a) s -= v * v;
+    for (double v : p_.y_train) s += v * v;
+    for (std::size_t j = 0; j < k_; ++j) s -= theta_[j] * theta_[j];
     return std::max(0.0, s);
   }();
-  const double denom = static_cast<double>(n * k);
-  double train_rmse = std::sqrt(total_sse0 / denom);
-
-  std::size_t best_nodes = 0, since_best = 0;
-  ValidationScore best;
-  if (nv > 0) {
-    r.solve(theta, k, 0, weights);
-    best = score_validation(*backend, p, weights, 0, classify, scratch);
+  const double denom = static_cast<double>(n_ * k_);
+  std::vector<double> h, a, weights, scratch;
+  if (options_.resume) {
+    resume(*options_.resume);
+  } else {
+    train_rmse_at_ = {std::sqrt(total_sse0 / denom)};
+    if (nv_ > 0) {
+      r_.solve(theta_, k_, 0, weights);
+      const ValidationScore v = score_validation(*backend_, p_, weights, 0, classify, scratch);
+      best_val_rmse_ = v.rmse;
+      best_val_accuracy_ = v.accuracy;
+    }
   }
-  std::vector<double> train_rmse_at{train_rmse};
+  double train_rmse = train_rmse_at_.back();
 
+  result.train_rows = n_;
+  result.validation_rows = nv_;
+  result.candidates = count_;
+  result.candidates_stored = backend_->candidates_stored();
+  result.sigma0 = pool_.sigma0;
+  result.setup_seconds = ms_since(setup_start) / 1000.0;
+
+  const std::size_t max_nodes = config_.stopping.max_nodes;
   const auto loop_start = Clock::now();
-  std::size_t iteration = 0;
+  auto elapsed = [&] { return elapsed_before_ + ms_since(loop_start) / 1000.0; };
   result.stop_reason = "reached max_nodes";
-  while (chosen.size() < max_nodes) {
-    if (config.stopping.goal > 0 && train_rmse <= config.stopping.goal) {
+  if (nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience)
+    result.stop_reason = "validation error did not improve for " + std::to_string(config_.stopping.patience) + " iterations";
+  while (chosen_.size() < max_nodes &&
+         !(nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience)) {
+    if (config_.stopping.goal > 0 && train_rmse <= config_.stopping.goal) {
       result.stop_reason = "reached the training error goal";
       break;
     }
-    if (config.stopping.max_seconds > 0 && ms_since(loop_start) / 1000.0 >= config.stopping.max_seconds) {
+    if (config_.stopping.max_seconds > 0 && elapsed() >= config_.stopping.max_seconds) {
       result.stop_reason = "reached max_seconds";
       break;
     }
     IterationRecord rec;
-    rec.iteration = ++iteration;
-    rec.backend = backend->name();
+    rec.iteration = ++iteration_;
+    rec.backend = backend_->name();
+    const std::size_t theta_size = theta_.size();
+    bool found = true;
     const auto t0 = Clock::now();
-    const Selection sel = ols ? backend->select_ols(config.trainer.lambda, config.trainer.dependency_tol)
-                              : backend->select_max_residual();
-    rec.select_ms = ms_since(t0);
-    if (!sel.found) {
-      result.stop_reason = "no admissible candidate left";
-      --iteration;
-      break;
-    }
-    const std::size_t c = sel.index;
-    rec.row = static_cast<long long>(p.train_rows[pool.rows[c]]);
-    rec.width = pool.widths[c];
-
-    const auto t1 = Clock::now();
-    const double norm = backend->add_node(c, config.trainer.dependency_tol, h);
-    rec.add_ms = ms_since(t1);
-    if (norm > 0) {
-      const auto t2 = Clock::now();
-      backend->update(ols, a);
-      rec.update_ms = ms_since(t2);
-      h.push_back(norm);
-      r.set_column(chosen.size() + 1, h);
-      theta.insert(theta.end(), a.begin(), a.end());
-      chosen.push_back(c);
-    } else {
-      rec.dependent = true;
-    }
-    rec.nodes = chosen.size();
-
-    const auto t3 = Clock::now();
-    if (!rec.dependent) {
-      // The SSE from the basis coefficients is exact in exact arithmetic and costs nothing:
-      // ||E||^2 = ||Y||^2 - ||Q^T Y||^2; recomputing from E would need another pass.
-      double sse = total_sse0;
-      for (std::size_t i = k; i < theta.size(); ++i) sse -= theta[i] * theta[i];
-      train_rmse = std::sqrt(std::max(0.0, sse) / denom);
-      train_rmse_at.push_back(train_rmse);
-      if (nv > 0) {
-        backend->add_validation_column(c);
-        r.solve(theta, k, chosen.size(), weights);
-        const ValidationScore v = score_validation(*backend, p, weights, chosen.size(), classify, scratch);
-        rec.val_rmse = v.rmse;
-        rec.val_accuracy = v.accuracy;
-        if (v.rmse < best.rmse) {
-          best = v;
-          best_nodes = chosen.size();
-          since_best = 0;
+    try {
+      const Selection sel = ols_ ? backend_->select_ols(config_.trainer.lambda, config_.trainer.dependency_tol)
+                                 : backend_->select_max_residual();
+      rec.select_ms = ms_since(t0);
+      found = sel.found;
+      if (found) {
+        const std::size_t c = sel.index;
+        rec.row = static_cast<long long>(p_.train_rows[pool_.rows[c]]);
+        rec.width = pool_.widths[c];
+        const auto t1 = Clock::now();
+        const double norm = backend_->add_node(c, config_.trainer.dependency_tol, h);
+        rec.add_ms = ms_since(t1);
+        if (norm > 0) {
+          const auto t2 = Clock::now();
+          backend_->update(ols_, a);
+          rec.update_ms = ms_since(t2);
+          if (nv_ > 0) backend_->add_validation_column(c);
+          // Committed only now that every backend call of the iteration has succeeded.
+          h.push_back(norm);
+          r_.set_column(chosen_.size() + 1, h);
+          theta_.insert(theta_.end(), a.begin(), a.end());
+          chosen_.push_back(c);
         } else {
-          ++since_best;
+          rec.dependent = true;
+          skipped_.push_back(c);
         }
       }
+      rec.nodes = chosen_.size();
+      if (found && !rec.dependent && nv_ > 0) {
+        const auto t3 = Clock::now();
+        r_.solve(theta_, k_, chosen_.size(), weights);
+        const ValidationScore v = score_validation(*backend_, p_, weights, chosen_.size(), classify, scratch);
+        rec.val_rmse = v.rmse;
+        rec.val_accuracy = v.accuracy;
+        rec.evaluate_ms = ms_since(t3);
+      }
+    } catch (const gpu::Error& e) {
+      if (requested != BackendKind::auto_select || backend_->name() != "gpu") throw;
+      // A GPU fault in auto: drop this iteration and rebuild the model on the CPU from the
+      // host's record of the nodes chosen so far, then go on from there.
+      if (rec.dependent) skipped_.pop_back();
+      if (theta_.size() != theta_size) {  // the fault came after the node was committed
+        theta_.resize(theta_size);
+        chosen_.pop_back();
+      }
+      --iteration_;
+      policy.reset();
+      const double ms = move_to(BackendKind::cpu);
+      const std::string event = fmt::format("GPU failure ({}); rebuilt {} nodes on the CPU in {:.1f} ms and continued",
+                                            e.what(), chosen_.size(), ms);
+      spdlog::warn("{}", event);
+      result.events.push_back(event);
+      continue;
+    }
+    if (!found) {
+      result.stop_reason = "no admissible candidate left";
+      --iteration_;
+      break;
+    }
+
+    if (!rec.dependent) {
+      // ||E||^2 = ||Y||^2 - ||Q^T Y||^2: exact in exact arithmetic, free, and never increasing.
+      const auto t3 = Clock::now();
+      double sse = total_sse0;
+      for (std::size_t i = k_; i < theta_.size(); ++i) sse -= theta_[i] * theta_[i];
+      train_rmse = std::sqrt(std::max(0.0, sse) / denom);
+      train_rmse_at_.push_back(train_rmse);
+      if (nv_ > 0) {
+        if (rec.val_rmse < best_val_rmse_) {
+          best_val_rmse_ = rec.val_rmse;
+          best_val_accuracy_ = rec.val_accuracy;
+          best_nodes_ = chosen_.size();
+          since_best_ = 0;
+        } else {
+          ++since_best_;
+        }
+      }
+      rec.evaluate_ms += ms_since(t3);
     }
     rec.train_rmse = train_rmse;
-    rec.evaluate_ms = ms_since(t3);
     rec.total_ms = ms_since(t0);
+
+    if (policy && !rec.dependent &&
+        policy->should_switch(shape(), rec.total_ms, max_nodes - chosen_.size(), migration_bytes())) {
+      policy.reset();
+      try {
+        const double ms = move_to(BackendKind::gpu);
+        rec.event = fmt::format("switch cpu->gpu at {} nodes: migration {:.1f} ms", chosen_.size(), ms);
+      } catch (const gpu::Error& e) {
+        rec.event = fmt::format("switch to the GPU failed ({}); staying on the CPU", e.what());
+      }
+      spdlog::info("{}", rec.event);
+      result.events.push_back(rec.event);
+    }
     result.iterations.push_back(rec);
-    if (on_iteration) on_iteration(rec);
-    if (nv > 0 && config.stopping.patience > 0 && since_best >= config.stopping.patience) {
-      result.stop_reason = "validation error did not improve for " + std::to_string(config.stopping.patience) + " iterations";
+    if (options_.on_iteration) options_.on_iteration(rec);
+    if (nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience) {
+      result.stop_reason = "validation error did not improve for " + std::to_string(config_.stopping.patience) +
+                           " iterations";
       break;
+    }
+    if (options_.stop_requested && options_.stop_requested->load()) {
+      result.stop_reason = "interrupted";
+      result.interrupted = true;
+      break;
+    }
+    if (options_.checkpoint_every > 0 && options_.on_checkpoint && iteration_ % options_.checkpoint_every == 0) {
+      Network checkpoint = assemble(nv_ > 0 ? best_nodes_ : chosen_.size());
+      TrainingState st = state();
+      st.elapsed_seconds = elapsed();
+      checkpoint.training_state = encode_training_state(st);
+      options_.on_checkpoint(checkpoint);
     }
   }
   result.seconds = ms_since(loop_start) / 1000.0;
 
   // Keep the best model on validation, or the last one without validation.
-  const std::size_t keep = nv > 0 ? best_nodes : chosen.size();
-  r.solve(theta, k, keep, weights);
-  Network& net = result.network;
-  net.task = ds.task;
-  net.inputs = p.d;
-  net.outputs = k;
-  net.feature_names = ds.feature_names;
-  net.target_names = ds.target_names;
-  net.class_names = ds.class_names;
-  net.x_scaler = p.x_scaler;
-  net.y_scaler = p.y_scaler;
-  net.bias.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(k));
-  net.weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(k), weights.end());
-  for (std::size_t j = 0; j < keep; ++j) {
-    const std::size_t c = chosen[j];
-    net.centers.insert(net.centers.end(), pool.centers.begin() + static_cast<std::ptrdiff_t>(c * p.d),
-                       pool.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p.d));
-    net.widths.push_back(pool.widths[c]);
+  const std::size_t keep = nv_ > 0 ? best_nodes_ : chosen_.size();
+  result.network = assemble(keep);
+  std::string used;
+  for (const auto& rec : result.iterations)
+    if (used.find(rec.backend) == std::string::npos) used += (used.empty() ? "" : "+") + rec.backend;
+  if (!used.empty()) result.network.provenance.backend = used;
+  if (result.interrupted) {
+    TrainingState st = state();
+    st.elapsed_seconds = elapsed();
+    result.network.training_state = encode_training_state(st);
   }
-  net.provenance.backend = backend->name();
-  result.final_train_rmse = train_rmse_at[keep];
-  result.best_val_rmse = best.rmse;
-  result.best_val_accuracy = best.accuracy;
+  result.final_train_rmse = train_rmse_at_[keep];
+  result.best_val_rmse = best_val_rmse_;
+  result.best_val_accuracy = best_val_accuracy_;
   return result;
 }
 
 }  // namespace
 
-TrainResult train(const data::Dataset& dataset, const Config& config, const IterationCallback& on_iteration) {
+TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
-  if (config.trainer.precision == Precision::float64) return train_with<double>(dataset, config, on_iteration);
-  return train_with<float>(dataset, config, on_iteration);
+  if (config.trainer.precision == Precision::float64) return GrowthRun<double>(dataset, config, options).run();
+  return GrowthRun<float>(dataset, config, options).run();
+}
+
+TrainResult train(const data::Dataset& dataset, const Config& config, const IterationCallback& on_iteration,
+                  const TrainerHooks& hooks) {
+  TrainOptions options;
+  options.on_iteration = on_iteration;
+  options.hooks = hooks;
+  return train(dataset, config, options);
 }
 
 double median_distance(const double* x, std::size_t n, std::size_t d, std::size_t sample, std::uint64_t seed) {

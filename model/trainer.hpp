@@ -2,13 +2,18 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "model/backend.hpp"
 #include "model/config.hpp"
 #include "model/network.hpp"
+#include "model/switch_policy.hpp"
+#include "model/training_state.hpp"
 
 namespace rbf::model {
 
@@ -24,6 +29,7 @@ struct IterationRecord {
   long long row = -1;          // training row of the chosen center (index into the CSV's data rows)
   double width = 0;            // chosen width in standardized units
   bool dependent = false;      // the chosen candidate was linearly dependent and skipped
+  std::string event;           // a backend switch or fallback that happened after this iteration
 };
 
 struct TrainResult {
@@ -38,14 +44,45 @@ struct TrainResult {
   double final_train_rmse = 0;  // standardized, at the kept node count
   double best_val_rmse = -1;    // at the kept node count; -1 without validation
   double best_val_accuracy = -1;
+  std::vector<std::string> events;  // switches and fallbacks, in order
+  bool interrupted = false;         // stopped by TrainOptions::stop_requested
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;
 
-// Trains on `dataset` as `config` says. `on_iteration` (optional) sees every iteration as
-// it finishes. Throws rbf::InputError for data the trainer cannot use.
+// Seams for tests and tools; every member left empty takes the production behaviour.
+struct TrainerHooks {
+  // Creates a backend of `kind` (cpu or gpu) in the trainer's precision. Default: make_backend.
+  std::function<std::unique_ptr<Backend<float>>(BackendKind)> make_float;
+  std::function<std::unique_ptr<Backend<double>>(BackendKind)> make_double;
+  // Whether `auto` may use a GPU; on false `why` says why not. Default: asks the CUDA runtime.
+  std::function<bool(std::string& why)> gpu_available;
+  // The GPU and migration cost models for `auto`. Default: config values, else calibration.
+  std::function<void(CostModel&, MigrationModel&)> cost_models;
+  // Iteration at which a GPU backend fails as a device would (0: never). Default: the
+  // RBFNET_FAULT_GPU_AT_ITERATION environment variable.
+  std::size_t fault_gpu_at_iteration = 0;
+};
+
+struct TrainOptions {
+  IterationCallback on_iteration;         // sees every iteration as it finishes
+  // Every `checkpoint_every` iterations (0: never) on_checkpoint receives the best model so
+  // far with its training_state filled in: a file to predict with and to resume from.
+  std::size_t checkpoint_every = 0;
+  std::function<void(const Network&)> on_checkpoint;
+  // When it becomes true the trainer finishes the current iteration and stops
+  // (stop_reason "interrupted"); the result is then a valid checkpoint too.
+  const std::atomic<bool>* stop_requested = nullptr;
+  // Continue the run this state describes (same data, same config) instead of starting anew.
+  const TrainingState* resume = nullptr;
+  std::string data_sha256;                // recorded in checkpoints, checked on resume
+  TrainerHooks hooks;
+};
+
+// Trains on `dataset` as `config` says. Throws rbf::InputError for data the trainer cannot use.
+TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options);
 TrainResult train(const data::Dataset& dataset, const Config& config,
-                  const IterationCallback& on_iteration = {});
+                  const IterationCallback& on_iteration = {}, const TrainerHooks& hooks = {});
 
 // Median pairwise Euclidean distance among up to `sample` rows of the row-major n x d
 // matrix x (the base width heuristic); 1 when every sampled distance is zero.

@@ -48,6 +48,11 @@ void check_same(const Config& a, const Config& b) {
   CHECK(a.backend.gpu_device == b.backend.gpu_device);
   CHECK(a.backend.gpu_memory_budget_mb == b.backend.gpu_memory_budget_mb);
   CHECK(a.backend.gpu_memory == b.backend.gpu_memory);
+  CHECK(a.backend.gpu_overhead_ms == b.backend.gpu_overhead_ms);
+  CHECK(a.backend.gpu_bandwidth_gbs == b.backend.gpu_bandwidth_gbs);
+  CHECK(a.backend.gpu_gflops == b.backend.gpu_gflops);
+  CHECK(a.backend.migration_fixed_ms == b.backend.migration_fixed_ms);
+  CHECK(a.backend.migration_gbs == b.backend.migration_gbs);
   CHECK(a.logging.level == b.logging.level);
   CHECK(a.logging.iteration_log == b.logging.iteration_log);
   CHECK(a.logging.progress == b.logging.progress);
@@ -86,6 +91,11 @@ Config all_changed() {
   c.backend.gpu_device = 1;
   c.backend.gpu_memory_budget_mb = 2048;
   c.backend.gpu_memory = GpuMemory::mapped;
+  c.backend.gpu_overhead_ms = 0.125;
+  c.backend.gpu_bandwidth_gbs = 900;
+  c.backend.gpu_gflops = 12000.5;
+  c.backend.migration_fixed_ms = 250;
+  c.backend.migration_gbs = 11.5;
   c.logging.level = "debug";
   c.logging.iteration_log = "log\tfile.csv";
   c.logging.progress = false;

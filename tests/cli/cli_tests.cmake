@@ -117,9 +117,33 @@ rbf_cli_test(config_bad_enum EXIT 2 STDERR "'backend\\.kind' must be one of cpu,
 rbf_cli_test(flags_override_config
   STDOUT "lambda: 0\\.5\n.*max_nodes: 5\n.*progress: false\n"
   ARGS train --config ${RBF_CLI_DATA}/small.yaml --nodes 5 --quiet --print-config)
-rbf_cli_test(print_config_defaults STDOUT "^data:\n  path: \"\"\n.*output:\n  model: \"model\\.rbfn\"\n$"
+rbf_cli_test(print_config_defaults STDOUT "^data:\n  path: \"\"\n.*output:\n  model: \"model\\.rbfn\"\n  checkpoint_every: 0\n  checkpoint: \"\"\n$"
   ARGS train --print-config)
 foreach(shipped default large-data tx2)
   rbf_cli_test(shipped_config_${shipped} STDOUT "^data:\n"
     ARGS train --config ${PROJECT_SOURCE_DIR}/configs/${shipped}.yaml --print-config)
 endforeach()
+
+# --- bench and calibrate ---------------------------------------------------------------------
+# The whole bench on generated data: costs.csv, summary.md (the gpu skipped in a CPU build), the
+# gnuplot script, and a non-empty cost_curves.png when gnuplot is installed.
+if(RBF_HAVE_CUDA)
+  set(_rbf_cuda_built ON)
+else()
+  set(_rbf_cuda_built OFF)
+endif()
+add_test(NAME cli.bench_synthetic_end_to_end
+  COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${RBF_CLI_LAUNCHER}$<TARGET_FILE:rbfnet>@@bench@@--synthetic@@2000,5@@--backends@@cpu,gpu@@--nodes@@30@@--out@@${RBF_CLI_WORK_DIR}/bench-synthetic@@--quiet"
+    "-DOUT=${RBF_CLI_WORK_DIR}/bench-synthetic"
+    -DNODES=30
+    -DCUDA_BUILT=${_rbf_cuda_built}
+    -P ${RBF_CLI_TEST_DIR}/bench_expect.cmake
+  WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+set_tests_properties(cli.bench_synthetic_end_to_end PROPERTIES LABELS cli)
+rbf_cli_test(bench_too_few_dims EXIT 2 STDERR "--synthetic needs DIMS >= 5" ARGS bench --synthetic 100,3)
+rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS calibrate --help)
+if(NOT RBF_HAVE_CUDA)
+  rbf_cli_test(calibrate_without_cuda EXIT 2 STDERR "no GPU to calibrate: this rbfnet was built without CUDA"
+    ARGS calibrate)
+endif()

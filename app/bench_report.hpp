@@ -1,0 +1,69 @@
+// What `rbfnet bench` measured and how it reports it: costs.csv, the crossover, the automatic
+// switch and summary.md.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/trainer.hpp"
+
+namespace rbf::app {
+
+// One backend's run (or why there was none).
+struct BenchRun {
+  std::string backend;   // as requested: cpu, gpu or auto
+  bool skipped = false;  // not available here; `note` says why
+  bool failed = false;   // started and failed; `note` holds the error
+  std::string note;
+  model::TrainResult result;  // valid when neither skipped nor failed
+};
+
+// Facts about the data and settings every run shared, for the summary's header.
+struct BenchSetup {
+  std::string data;  // file name or the synthetic generator's description
+  std::size_t rows = 0, features = 0;
+  std::size_t max_nodes = 0;
+  std::size_t pool = 0;
+  std::string precision;
+  unsigned long long seed = 0;
+  double validation = 0;
+};
+
+// costs.csv: one row per iteration of every run, runs one after another. `backend` is the run,
+// `device` where that iteration ran; smoothed_ms is the median total_ms of the 5 iterations
+// centered on this one; cumulative_ms includes the run's setup.
+const std::vector<std::string>& costs_columns();
+// 1-based column of `name` in costs.csv (for the gnuplot script); throws std::out_of_range.
+int costs_column(const std::string& name);
+void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs);
+
+// Median of the `window` iterations' total_ms centered on each iteration (clipped at the ends).
+std::vector<double> smoothed_ms(const std::vector<model::IterationRecord>& records, std::size_t window = 5);
+
+// The node count from which the GPU's smoothed ms/iteration stays below the CPU's up to the
+// largest node count both runs reached.
+struct Crossover {
+  bool measured = false;  // both a cpu and a gpu run exist
+  bool found = false;     // the GPU ends up faster
+  std::size_t nodes = 0;  // crossover node count when found
+  std::size_t compared_up_to = 0;
+  std::string text;  // one sentence for the summary
+};
+Crossover find_crossover(const std::vector<BenchRun>& runs);
+
+// Where the auto run moved (the first iteration that ran on another backend than the one
+// before), and every event the trainer reported.
+struct SwitchPoint {
+  bool switched = false;
+  std::size_t iteration = 0;  // last iteration before the move
+  std::size_t nodes = 0;
+  std::string event;  // the trainer's event text for the move, if any
+};
+SwitchPoint find_switch(const BenchRun& run);
+
+// summary.md; `plot_note` is a sentence about cost_curves.png (rendered, or how to render it).
+std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun>& runs, const Crossover& crossover,
+                             const std::string& plot_note);
+
+}  // namespace rbf::app

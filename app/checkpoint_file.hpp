@@ -1,0 +1,21 @@
+// Reading checkpoints for `rbfnet train --resume`: the run's configuration and its progress.
+#pragma once
+
+#include <string>
+
+#include "model/config.hpp"
+#include "model/training_state.hpp"
+
+namespace rbf::app {
+
+// The configuration the checkpointed run used. Throws rbf::InputError when `path` is not a
+// readable checkpoint (a plain model file has no training state).
+model::Config checkpoint_config(const std::string& path);
+
+// The checkpointed run's progress, checked.
+model::TrainingState checkpoint_state(const std::string& path);
+
+// Where checkpoints of a run with this config go: output.checkpoint, or MODEL.ckpt.
+std::string checkpoint_path(const model::Config& config);
+
+}  // namespace rbf::app

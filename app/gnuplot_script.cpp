@@ -1,0 +1,172 @@
+// Writes the gnuplot script for the bench's cost curves and runs gnuplot on it when present.
+#include "app/gnuplot_script.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "app/bench_report.hpp"
+
+namespace rbf::app {
+
+const char* const kCostsFile = "costs.csv";
+const char* const kPlotScript = "cost_curves.gp";
+const char* const kPlotImage = "cost_curves.png";
+
+namespace {
+
+// A gnuplot single-quoted string: backslashes stay literal, a quote is doubled.
+std::string gp_string(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+struct Colors {
+  const char* line;
+  const char* dots;
+};
+
+Colors colors_of(const std::string& backend) {
+  if (backend == "cpu") return {"#1f77b4", "#9ecae1"};
+  if (backend == "gpu") return {"#2ca02c", "#a1d99b"};
+  return {"#d62728", "#fcae91"};
+}
+
+// The y value of `column` for rows of `backend` only; other rows are undefined and not drawn.
+std::string series(const std::string& backend, const std::string& column, const char* scale = "") {
+  return "(strcol(" + std::to_string(costs_column("backend")) + ") eq " + gp_string(backend) + " ? column(" +
+         std::to_string(costs_column(column)) + ")" + scale + " : NaN)";
+}
+
+// Runs `command` through the shell; returns its exit status (-1 when it could not run) and
+// everything it printed.
+int run_shell(const std::string& command, std::string& output) {
+  output.clear();
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) output += buf;
+  const int status = ::pclose(pipe);
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string first_line(const std::string& text) {
+  const auto first = text.find_first_not_of("\r\n ");
+  if (first == std::string::npos) return std::string();
+  return text.substr(first, text.find_first_of("\r\n", first) - first);
+}
+
+}  // namespace
+
+std::string cost_curves_script(const PlotSpec& spec) {
+  const std::string nodes = std::to_string(costs_column("nodes"));
+  std::ostringstream gp;
+  gp << "# Cost curves of `rbfnet bench`, drawn from " << kCostsFile << " beside this file.\n";
+  gp << "# Render: cd <this folder> && gnuplot " << kPlotScript << "\n";
+  gp << "set datafile separator ','\n";
+  gp << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n";
+  gp << "  set terminal pngcairo noenhanced size 1000,900 font 'sans,10'\n";
+  gp << "} else {\n";
+  gp << "  set terminal png noenhanced size 1000,900\n";
+  gp << "}\n";
+  gp << "set output " << gp_string(kPlotImage) << "\n";
+  gp << "set multiplot layout 2,1 title " << gp_string(spec.title) << "\n";
+  gp << "set grid\nset key top left\nset xlabel 'Gaussian nodes'\nset xrange [0:*]\nset yrange [0:*]\n";
+  if (spec.crossover_nodes > 0) {
+    const std::string x = std::to_string(spec.crossover_nodes);
+    gp << "set arrow 1 from " << x << ", graph 0 to " << x
+       << ", graph 1 nohead dashtype 2 linewidth 1.5 linecolor rgb '#444444'\n";
+    gp << "set label 1 " << gp_string("crossover: " + x + " nodes") << " at " << x
+       << ", graph 0.95 offset 1,0 textcolor rgb '#444444'\n";
+  }
+  if (spec.switch_nodes > 0) {
+    const std::string x = std::to_string(spec.switch_nodes);
+    gp << "set arrow 2 from " << x << ", graph 0 to " << x
+       << ", graph 1 nohead dashtype 3 linewidth 1.5 linecolor rgb '" << colors_of("auto").line << "'\n";
+    gp << "set label 2 " << gp_string("auto -> gpu: " + x + " nodes") << " at " << x
+       << ", graph 0.87 offset 1,0 textcolor rgb '" << colors_of("auto").line << "'\n";
+  }
+
+  gp << "set title 'Time per iteration (lines: median of 5 iterations, dots: each iteration)'\n";
+  gp << "set ylabel 'ms per iteration'\n";
+  if (spec.ms_max > 0) {
+    char range[64];
+    std::snprintf(range, sizeof range, "set yrange [0:%.4g]\n", spec.ms_max);
+    gp << range;
+  }
+  std::string sep = "plot ";
+  for (const std::string& backend : spec.backends) {
+    const Colors c = colors_of(backend);
+    gp << sep << gp_string(kCostsFile) << " skip 1 using " << nodes << ":" << series(backend, "total_ms")
+       << " with points pointtype 7 pointsize 0.4 linecolor rgb '" << c.dots << "' notitle, \\\n";
+    gp << "     " << gp_string(kCostsFile) << " skip 1 using " << nodes << ":" << series(backend, "smoothed_ms")
+       << " with lines linewidth 2 linecolor rgb '" << c.line << "' title " << gp_string(backend);
+    sep = ", \\\n     ";
+  }
+  if (spec.backends.empty()) gp << "plot NaN notitle";
+  gp << "\n";
+
+  gp << "unset label\n";
+  gp << "set yrange [0:*]\n";
+  gp << "set title 'Cumulative time (setup included)'\n";
+  gp << "set ylabel 'seconds'\n";
+  sep = "plot ";
+  for (const std::string& backend : spec.backends) {
+    gp << sep << gp_string(kCostsFile) << " skip 1 using " << nodes << ":"
+       << series(backend, "cumulative_ms", "/1000.0") << " with lines linewidth 2 linecolor rgb '"
+       << colors_of(backend).line << "' title " << gp_string(backend);
+    sep = ", \\\n     ";
+  }
+  if (spec.backends.empty()) gp << "plot NaN notitle";
+  gp << "\n";
+  gp << "unset multiplot\n";
+  return gp.str();
+}
+
+PlotOutcome render_cost_curves(const std::string& dir) {
+  PlotOutcome outcome;
+  const std::string how = "render it with `cd " + shell_quoted(dir) + " && gnuplot " + kPlotScript + "`";
+  std::string output;
+  if (run_shell("command -v gnuplot 2>/dev/null", output) != 0 || first_line(output).empty()) {
+    outcome.note = "not drawn: gnuplot was not found (Debian/Ubuntu: apt-get install gnuplot-nox); " + how;
+    return outcome;
+  }
+  const std::string image = dir + "/" + kPlotImage;
+  std::remove(image.c_str());  // a stale image must not pass for this run's
+  const int status = run_shell("cd " + shell_quoted(dir) + " && gnuplot " + kPlotScript + " 2>&1", output);
+  struct stat st {};
+  const bool written = ::stat(image.c_str(), &st) == 0 && st.st_size > 0;
+  if (status != 0 || !written) {
+    std::remove(image.c_str());  // gnuplot may leave a partial image behind
+    const std::string said = first_line(output);
+    outcome.note = "not drawn: gnuplot failed" + (said.empty() ? std::string() : " (" + said + ")") + "; " + how;
+    return outcome;
+  }
+  if (!output.empty()) spdlog::debug("gnuplot said: {}", output);
+  outcome.rendered = true;
+  outcome.note =
+      "milliseconds per iteration against the node count, one line per backend, the crossover and auto's switch "
+      "marked; cumulative time below";
+  return outcome;
+}
+
+}  // namespace rbf::app

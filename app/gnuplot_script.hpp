@@ -1,0 +1,39 @@
+// The cost-curve plot of `rbfnet bench`: a gnuplot script beside costs.csv, and running gnuplot
+// on it when it is installed.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rbf::app {
+
+// File names inside the bench folder; the script refers to the data and the image by these
+// relative names, so it renders from inside the folder wherever the folder is moved.
+extern const char* const kCostsFile;   // costs.csv
+extern const char* const kPlotScript;  // cost_curves.gp
+extern const char* const kPlotImage;   // cost_curves.png
+
+struct PlotSpec {
+  std::string title;                  // over both panels
+  std::vector<std::string> backends;  // runs present in costs.csv, in order
+  std::size_t crossover_nodes = 0;    // marked when > 0
+  std::size_t switch_nodes = 0;       // auto's move to the GPU, marked when > 0
+  double ms_max = 0;                  // top of the ms axis (single slow iterations such as a
+                                      // migration would flatten the curves); 0 = gnuplot's choice
+};
+
+// Two panels from costs.csv: ms per iteration vs nodes (smoothed lines, raw dots, crossover and
+// auto's switch marked) and cumulative seconds vs nodes. PNG through pngcairo, else png.
+std::string cost_curves_script(const PlotSpec& spec);
+
+struct PlotOutcome {
+  bool rendered = false;
+  std::string note;  // what the image shows, or why it was not drawn and how to draw it
+};
+
+// Runs gnuplot on `dir`/cost_curves.gp inside `dir`. Never throws: without gnuplot, or when it
+// fails, `note` says so and gives the command that renders the script later.
+PlotOutcome render_cost_curves(const std::string& dir);
+
+}  // namespace rbf::app

@@ -1,0 +1,264 @@
+// The GPU probe for the switch's cost model, with the CUDA runtime API only (no kernels of its
+// own): start-up, allocation, synchronization and launch costs, device and host->device bandwidth.
+#include "gpu/calibration.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "data/errors.hpp"
+#include "gpu/cuda_check.hpp"
+
+namespace rbf::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMiB = 1024 * 1024;
+constexpr std::size_t kCopyBytes = 256 * kMiB;     // device-to-device bandwidth
+constexpr std::size_t kTransferBytes = 64 * kMiB;  // host-to-device bandwidth
+// Each timed loop stops after this long or its repetitions, whichever comes first, so the
+// whole probe stays well under half a second after start-up even on a Jetson.
+constexpr double kLoopBudgetMs = 60.0;
+// The candidate-evaluation kernel reaches about this fraction of the fp32 peak (its exp runs
+// on the special-function units; the distance is a short dot product).
+constexpr double kEvaluationEfficiency = 0.3;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+double gbs(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
+
+// FP32 lanes per multiprocessor by compute capability (CUDA programming guide, arithmetic
+// instructions table); newer architectures than the table get the most recent figure.
+int fp32_lanes_per_sm(int major, int minor) {
+  switch (major) {
+    case 3:
+      return 192;
+    case 5:
+      return 128;
+    case 6:
+      return minor == 0 ? 64 : 128;
+    case 7:
+      return 64;
+    case 8:
+      return minor == 0 ? 64 : 128;
+    default:
+      return major < 3 ? 32 : 128;
+  }
+}
+
+// Throws rbf::InputError unless `device` exists, like the GPU backend does.
+void require_device(int device) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw InputError(std::string("no usable CUDA device (") + cudaGetErrorString(status) + ")");
+  }
+  if (count == 0) throw InputError("no CUDA device found");
+  if (device < 0 || device >= count) {
+    throw InputError("backend.gpu_device is " + std::to_string(device) + " but this machine has CUDA devices 0.." +
+                     std::to_string(count - 1));
+  }
+}
+
+// RAII holders for the probe's resources; their destructors only log failures.
+class DeviceMemory {
+ public:
+  DeviceMemory() = default;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  ~DeviceMemory() {
+    if (p_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFree(p_));
+  }
+  void allocate(std::size_t bytes) { RBF_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+class PinnedMemory {
+ public:
+  PinnedMemory() = default;
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+  ~PinnedMemory() {
+    if (p_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFreeHost(p_));
+  }
+  void allocate(std::size_t bytes) { RBF_CUDA_CHECK(cudaMallocHost(&p_, bytes)); }
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream() { RBF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_)); }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { RBF_CUDA_CHECK(cudaEventCreate(&event_)); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event() { RBF_CUDA_CHECK_LOG(cudaEventDestroy(event_)); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Device time of `enqueue` (work queued on `stream`) from events: the fastest of up to
+// `repetitions` runs after one warm-up, within kLoopBudgetMs.
+template <typename Enqueue>
+double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue) {
+  Event start, stop;
+  enqueue();
+  RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double best = 0;
+  const auto loop_start = Clock::now();
+  for (int i = 0; i < repetitions; ++i) {
+    RBF_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    enqueue();
+    RBF_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    RBF_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    RBF_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (i == 0 || ms < best) best = ms;
+    if (ms_since(loop_start) > kLoopBudgetMs) break;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string gpu_device_name(int device) {
+  require_device(device);
+  cudaDeviceProp prop{};
+  RBF_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  return prop.name;
+}
+
+GpuCalibration calibrate_gpu(int device) {
+  const auto probe_start = Clock::now();
+  GpuCalibration cal;
+  cal.device = device;
+  // Driver initialization is left out of start-up: the automatic backend pays it anyway when
+  // it looks for a GPU, before it knows whether it will ever switch.
+  try {
+    require_device(device);
+  } catch (const InputError& e) {
+    throw InputError(std::string("there is no GPU to calibrate: ") + e.what());
+  }
+  cudaDeviceProp prop{};
+  RBF_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  cal.device_name = prop.name;
+  cal.integrated = prop.integrated != 0;
+
+  const auto startup_start = Clock::now();
+  RBF_CUDA_CHECK(cudaSetDevice(device));
+  RBF_CUDA_CHECK(cudaFree(nullptr));  // forces the context into existence
+  cal.startup_ms = ms_since(startup_start);
+
+  int clock_khz = 0;
+  RBF_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  const double peak_gflops = static_cast<double>(prop.multiProcessorCount) * fp32_lanes_per_sm(prop.major, prop.minor) *
+                             2.0 * clock_khz * 1e3 / 1e9;
+  cal.gflops = kEvaluationEfficiency * peak_gflops;
+
+  // A Jetson shares its 8 GB with the CPU: take at most a quarter of what is free per buffer.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RBF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t copy_bytes = std::max<std::size_t>(kMiB, std::min(kCopyBytes, free_bytes / 4 / kMiB * kMiB));
+  const std::size_t transfer_bytes = std::min(kTransferBytes, copy_bytes);
+
+  Stream stream;
+  DeviceMemory source, target;
+  std::vector<double> alloc_ms;
+  for (DeviceMemory* buffer : {&source, &target}) {
+    const auto alloc_start = Clock::now();
+    buffer->allocate(copy_bytes);
+    alloc_ms.push_back(ms_since(alloc_start));
+  }
+  cal.alloc_ms = median(alloc_ms);
+  RBF_CUDA_CHECK(cudaMemsetAsync(source.get(), 0, copy_bytes, stream.get()));
+
+  // Fixed costs: a 4-byte copy and the wait for it; then how long queueing alone takes.
+  {
+    std::vector<double> round_trips;
+    RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    const auto loop_start = Clock::now();
+    for (int i = 0; i < 51 && ms_since(loop_start) < kLoopBudgetMs; ++i) {
+      const auto t = Clock::now();
+      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), 4, cudaMemcpyDeviceToDevice, stream.get()));
+      RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      if (i > 0) round_trips.push_back(ms_since(t));  // the first one warms the path up
+    }
+    cal.sync_ms = median(round_trips);
+
+    constexpr int kLaunches = 200;
+    const auto t = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) {
+      RBF_CUDA_CHECK(cudaMemsetAsync(target.get(), 0, 4, stream.get()));
+    }
+    cal.launch_ms = ms_since(t) / kLaunches;
+    RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    cal.overhead_ms = kIterationSyncs * cal.sync_ms + kIterationLaunches * cal.launch_ms;
+  }
+
+  // Device memory bandwidth: a copy reads and writes every byte.
+  const double copy_ms = best_device_ms(stream.get(), 5, [&] {
+    RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream.get()));
+  });
+  cal.bandwidth_gbs = gbs(2.0 * static_cast<double>(copy_bytes), copy_ms);
+
+  // Host to device, from pinned memory (asynchronous copies) and from ordinary memory (what
+  // copying a std::vector costs).
+  {
+    PinnedMemory pinned;
+    pinned.allocate(transfer_bytes);
+    std::memset(pinned.get(), 1, transfer_bytes);
+    const double pinned_ms = best_device_ms(stream.get(), 3, [&] {
+      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), pinned.get(), transfer_bytes, cudaMemcpyHostToDevice, stream.get()));
+    });
+    cal.transfer_gbs = gbs(static_cast<double>(transfer_bytes), pinned_ms);
+  }
+  {
+    std::vector<unsigned char> pageable(transfer_bytes, 1);
+    RBF_CUDA_CHECK(cudaMemcpy(target.get(), pageable.data(), transfer_bytes, cudaMemcpyHostToDevice));  // warm-up
+    double best = 0;
+    for (int i = 0; i < 2; ++i) {
+      const auto t = Clock::now();
+      RBF_CUDA_CHECK(cudaMemcpy(target.get(), pageable.data(), transfer_bytes, cudaMemcpyHostToDevice));
+      const double ms = ms_since(t);
+      if (i == 0 || ms < best) best = ms;
+    }
+    cal.pageable_transfer_gbs = gbs(static_cast<double>(transfer_bytes), best);
+  }
+  cal.probe_ms = ms_since(probe_start);
+  return cal;
+}
+
+}  // namespace rbf::gpu

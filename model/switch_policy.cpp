@@ -1,0 +1,120 @@
+// The automatic CPU -> GPU switch: what an iteration moves, the cost models, the decision rule.
+#include "model/switch_policy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace rbf::model {
+
+namespace {
+
+// Reads of Q in one CGS2 add: h = Q^T phi and u -= Q h, done twice.
+constexpr double kCgs2PassesOverQ = 4.0;
+// Evaluating one Gaussian entry from a center: d subtractions, d multiply-adds for the squared
+// distance, the scaling, and exp (about 20 operations), then the multiply-add of Phi_C^T q.
+constexpr double kExpFlops = 20.0;
+
+double ms_for(double amount, double per_second) {
+  if (amount <= 0) return 0.0;
+  // A missing rate means this part cannot be predicted, so the prediction never wins.
+  if (!(per_second > 0)) return std::numeric_limits<double>::infinity();
+  return amount / per_second * 1e3;
+}
+
+std::string format(const char* pattern, double a, double b, double c, double d) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, pattern, a, b, c, d);
+  return buf;
+}
+
+}  // namespace
+
+double iteration_bytes(const IterationShape& shape) {
+  const double rows = static_cast<double>(shape.rows);
+  const double s = static_cast<double>(shape.scalar_bytes);
+  const double k = static_cast<double>(shape.outputs);
+  const double d = static_cast<double>(shape.features);
+  const double unused = static_cast<double>(shape.candidates_unused);
+  const double basis = static_cast<double>(shape.nodes + 1);
+  const double nv = static_cast<double>(shape.validation_rows);
+
+  // The scoring pass z = Phi_C^T q reads every unused column once when Phi_C is stored;
+  // matrix-free it re-reads the training rows instead (the arithmetic is in iteration_flops).
+  double bytes = shape.candidates_stored ? unused * rows * s : rows * d * s;
+  // Statistics read and written per candidate: n_c, s_c and the k values of g_c.
+  bytes += 2.0 * unused * (k + 2.0) * s;
+  bytes += kCgs2PassesOverQ * rows * basis * s;
+  // Residual: a = q^T E reads E, E -= q a^T reads and writes it.
+  bytes += 3.0 * k * rows * s;
+  // Validation: the new column reads X_val, predictions read Phi_val.
+  bytes += nv * d * s + nv * basis * s;
+  return bytes;
+}
+
+double iteration_flops(const IterationShape& shape) {
+  if (shape.candidates_stored) return 0.0;
+  const double per_entry = 3.0 * static_cast<double>(shape.features) + kExpFlops;
+  return static_cast<double>(shape.candidates_unused) * static_cast<double>(shape.rows) * per_entry;
+}
+
+double CostModel::predict_ms(const IterationShape& shape) const {
+  return overhead_ms + ms_for(iteration_bytes(shape), bandwidth_gbs * 1e9) +
+         ms_for(iteration_flops(shape), gflops * 1e9);
+}
+
+double MigrationModel::predict_ms(double bytes) const { return fixed_ms + ms_for(bytes, transfer_gbs * 1e9); }
+
+SwitchPolicy::SwitchPolicy(const BackendConfig& config, const CostModel& gpu, const MigrationModel& migration)
+    : config_(config), gpu_(gpu), migration_(migration) {}
+
+bool SwitchPolicy::should_switch(const IterationShape& shape, double measured_cpu_ms, std::size_t remaining_iterations,
+                                 double migration_bytes) {
+  if (switched_) {
+    // The trainer migrates once; a second "yes" would ask it to move a state that has moved.
+    reason_ = "already switched";
+    return false;
+  }
+  if (config_.switch_at_nodes > 0) {
+    if (shape.nodes >= config_.switch_at_nodes) {
+      switched_ = true;
+      reason_ = "forced by backend.switch_at_nodes = " + std::to_string(config_.switch_at_nodes) + " at " +
+                std::to_string(shape.nodes) + " nodes";
+      return true;
+    }
+    reason_ = "waiting for backend.switch_at_nodes = " + std::to_string(config_.switch_at_nodes) + " (now " +
+              std::to_string(shape.nodes) + " nodes)";
+    return false;
+  }
+
+  last_gpu_ms_ = gpu_.predict_ms(shape);
+  last_migration_ms_ = migration_.predict_ms(migration_bytes);
+  if (remaining_iterations == 0) {
+    // Nothing is left to run on the GPU, so moving there can only cost time.
+    wins_in_a_row_ = 0;
+    reason_ = "no iterations left to amortize the migration";
+    return false;
+  }
+  const double amortized = last_migration_ms_ / static_cast<double>(std::max<std::size_t>(1, remaining_iterations));
+  const double gpu_total = last_gpu_ms_ + amortized;
+  const std::size_t confirm = std::max<std::size_t>(1, config_.confirm);
+  const std::string figures =
+      format("GPU %.4g ms predicted + migration %.4g ms / %.0f iterations = %.4g ms", last_gpu_ms_, last_migration_ms_,
+             static_cast<double>(remaining_iterations), gpu_total);
+  if (gpu_total < measured_cpu_ms) {
+    ++wins_in_a_row_;
+    const std::string vs = format(" < CPU %.4g ms measured", measured_cpu_ms, 0, 0, 0);
+    if (wins_in_a_row_ >= confirm) {
+      switched_ = true;
+      reason_ = figures + vs + " (" + std::to_string(wins_in_a_row_) + " in a row)";
+      return true;
+    }
+    reason_ = figures + vs + " (" + std::to_string(wins_in_a_row_) + " of " + std::to_string(confirm) + " in a row)";
+    return false;
+  }
+  wins_in_a_row_ = 0;
+  reason_ = figures + format(" >= CPU %.4g ms measured", measured_cpu_ms, 0, 0, 0);
+  return false;
+}
+
+}  // namespace rbf::model

@@ -1,0 +1,129 @@
+// Text encoding of the trainer's progress for checkpoints, strict on reading.
+#include "model/training_state.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "data/errors.hpp"
+
+namespace rbf::model {
+
+namespace {
+
+constexpr const char* kHeader = "rbfnet-training-state 1";
+
+template <typename V>
+void put_list(std::ostringstream& out, const char* key, const std::vector<V>& values) {
+  out << key << ' ' << values.size();
+  for (const V& v : values) out << ' ' << v;
+  out << '\n';
+}
+
+// Reads "key value..." lines in a fixed order, each checked.
+class StateReader {
+ public:
+  StateReader(const std::string& text, const std::string& name) : in_(text), name_(name) {}
+
+  void expect_header() {
+    std::string line;
+    if (!std::getline(in_, line) || line != kHeader) fail("it is not an rbfnet training state");
+  }
+  void key(const char* expected) {
+    std::string k;
+    if (!(in_ >> k) || k != expected) fail(std::string("field '") + expected + "' is missing");
+    current_ = expected;
+  }
+  std::size_t count(std::size_t limit) {
+    unsigned long long v = 0;
+    if (!(in_ >> v) || v > limit) fail("'" + current_ + "' is not a count up to " + std::to_string(limit));
+    return static_cast<std::size_t>(v);
+  }
+  double real() {
+    std::string token;
+    if (!(in_ >> token)) fail("'" + current_ + "' is missing a number");
+    char* end = nullptr;
+    const double v = std::strtod(token.c_str(), &end);
+    if (!end || *end != '\0' || !std::isfinite(v)) fail("'" + current_ + "' holds '" + token + "', not a finite number");
+    return v;
+  }
+  std::string word() {
+    std::string token;
+    if (!(in_ >> token)) fail("'" + current_ + "' is missing");
+    return token;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(name_ + ": invalid checkpoint (" + what + ")");
+  }
+
+ private:
+  std::istringstream in_;
+  std::string name_;
+  std::string current_;
+};
+
+constexpr std::size_t kLimit = std::size_t(1) << 32;
+
+}  // namespace
+
+std::string encode_training_state(const TrainingState& s) {
+  std::ostringstream out;
+  out.precision(17);
+  out << kHeader << '\n';
+  out << "iteration " << s.iteration << '\n';
+  put_list(out, "chosen", s.chosen);
+  put_list(out, "skipped", s.skipped);
+  out << "best_nodes " << s.best_nodes << '\n';
+  out << "since_best " << s.since_best << '\n';
+  out << "best_val_rmse " << s.best_val_rmse << '\n';
+  out << "best_val_accuracy " << s.best_val_accuracy << '\n';
+  put_list(out, "train_rmse_at", s.train_rmse_at);
+  out << "elapsed_seconds " << s.elapsed_seconds << '\n';
+  out << "candidates " << s.candidates << '\n';
+  out << "data_sha256 " << (s.data_sha256.empty() ? "-" : s.data_sha256) << '\n';
+  return out.str();
+}
+
+TrainingState decode_training_state(const std::string& text, const std::string& name) {
+  StateReader r(text, name);
+  TrainingState s;
+  r.expect_header();
+  r.key("iteration");
+  s.iteration = r.count(kLimit);
+  r.key("chosen");
+  s.chosen.resize(r.count(text.size()));  // each listed number takes 2+ characters
+  for (auto& c : s.chosen) c = r.count(kLimit);
+  r.key("skipped");
+  s.skipped.resize(r.count(text.size()));
+  for (auto& c : s.skipped) c = r.count(kLimit);
+  r.key("best_nodes");
+  s.best_nodes = r.count(kLimit);
+  r.key("since_best");
+  s.since_best = r.count(kLimit);
+  r.key("best_val_rmse");
+  s.best_val_rmse = r.real();
+  r.key("best_val_accuracy");
+  s.best_val_accuracy = r.real();
+  r.key("train_rmse_at");
+  s.train_rmse_at.resize(r.count(text.size()));
+  for (auto& v : s.train_rmse_at) v = r.real();
+  r.key("elapsed_seconds");
+  s.elapsed_seconds = r.real();
+  r.key("candidates");
+  s.candidates = r.count(kLimit);
+  r.key("data_sha256");
+  s.data_sha256 = r.word();
+  if (s.data_sha256 == "-") s.data_sha256.clear();
+
+  if (s.best_nodes > s.chosen.size()) r.fail("best_nodes exceeds the nodes chosen");
+  if (s.train_rmse_at.size() != s.chosen.size() + 1) r.fail("train_rmse_at does not match the nodes chosen");
+  if (s.iteration < s.chosen.size() + s.skipped.size()) r.fail("iteration is smaller than the nodes tried");
+  for (std::size_t c : s.chosen)
+    if (c >= s.candidates) r.fail("a chosen candidate is outside the pool");
+  for (std::size_t c : s.skipped)
+    if (c >= s.candidates) r.fail("a skipped candidate is outside the pool");
+  return s;
+}
+
+}  // namespace rbf::model

@@ -1,0 +1,163 @@
+// Tests of the automatic CPU -> GPU switch and the GPU fault fallback, with a fake GPU
+// (the Eigen backend under another name) so that they run on machines without a device.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "data/synthetic.hpp"
+#include "gpu/gpu_error.hpp"
+#include "model/eigen_backend.hpp"
+#include "model/trainer.hpp"
+
+using namespace rbf;
+
+namespace {
+
+// The Eigen backend calling itself "gpu"; `portable` = false hides its state transfer so
+// that migration has to rebuild the model instead.
+template <typename T>
+class FakeGpu final : public model::Backend<T> {
+ public:
+  explicit FakeGpu(bool portable) : portable_(portable) {}
+  std::string name() const override { return "gpu"; }
+  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
+    inner_.set_training_data(x, n, d, y, k);
+  }
+  void set_validation_data(const T* x, std::size_t nv) override { inner_.set_validation_data(x, nv); }
+  void set_candidates(const T* c, const T* w, const std::size_t* r, std::size_t n, double b) override {
+    inner_.set_candidates(c, w, r, n, b);
+  }
+  bool candidates_stored() const override { return inner_.candidates_stored(); }
+  void reset_to_bias(std::vector<double>& a) override { inner_.reset_to_bias(a); }
+  void mark_used(std::size_t c) override { inner_.mark_used(c); }
+  model::Selection select_ols(double l, double t) override { return inner_.select_ols(l, t); }
+  model::Selection select_max_residual() override { return inner_.select_max_residual(); }
+  double add_node(std::size_t c, double t, std::vector<double>& h) override { return inner_.add_node(c, t, h); }
+  double update(bool s, std::vector<double>& a) override { return inner_.update(s, a); }
+  void add_validation_column(std::size_t c) override { inner_.add_validation_column(c); }
+  void predict_validation(const double* w, std::size_t c, std::vector<double>& o) override {
+    inner_.predict_validation(w, c, o);
+  }
+  std::size_t nodes() const override { return inner_.nodes(); }
+  std::size_t memory_bytes() const override { return inner_.memory_bytes(); }
+  void export_state(model::BackendState<T>& s) const override {
+    if (!portable_) throw std::logic_error("no state transfer");
+    inner_.export_state(s);
+  }
+  void import_state(const model::BackendState<T>& s) override {
+    if (!portable_) throw std::logic_error("no state transfer");
+    inner_.import_state(s);
+  }
+
+ private:
+  model::EigenBackend<T> inner_{2};
+  bool portable_;
+};
+
+model::TrainerHooks fake_gpu_hooks(bool portable = true) {
+  model::TrainerHooks hooks;
+  hooks.make_float = [portable](model::BackendKind kind) -> std::unique_ptr<model::Backend<float>> {
+    if (kind == model::BackendKind::gpu) return std::make_unique<FakeGpu<float>>(portable);
+    return model::make_eigen_backend<float>(2);
+  };
+  hooks.gpu_available = [](std::string&) { return true; };
+  return hooks;
+}
+
+model::Config switching_config() {
+  model::Config c;
+  c.data.validation = 0.2;
+  c.stopping.patience = 0;
+  c.stopping.max_nodes = 40;
+  c.candidates.pool = 300;
+  c.logging.progress = false;
+  c.trainer.threads = 2;
+  return c;
+}
+
+const data::Dataset& dataset() {
+  static const data::Dataset ds = data::make_friedman1(1500, 8, 0.5, 17);
+  return ds;
+}
+
+// The run on `other` chose the same nodes as the CPU-only run and fits as well.
+void check_same_model(const model::TrainResult& cpu, const model::TrainResult& other) {
+  REQUIRE(cpu.iterations.size() == other.iterations.size());
+  for (std::size_t i = 0; i < cpu.iterations.size(); ++i) {
+    CHECK(cpu.iterations[i].row == other.iterations[i].row);
+    CHECK(cpu.iterations[i].train_rmse == doctest::Approx(other.iterations[i].train_rmse).epsilon(1e-5));
+  }
+  REQUIRE(cpu.network.nodes() == other.network.nodes());
+  std::vector<double> a, b;
+  cpu.network.predict(dataset().x.data(), dataset().rows, a);
+  other.network.predict(dataset().x.data(), dataset().rows, b);
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-4));
+}
+
+model::TrainResult cpu_only() {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::cpu;
+  return model::train(dataset(), c);
+}
+
+}  // namespace
+
+TEST_CASE("switching: auto moves to the GPU at the forced node count and never back") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  c.backend.switch_at_nodes = 10;
+  const model::TrainResult res = model::train(dataset(), c, {}, fake_gpu_hooks());
+  REQUIRE(res.iterations.size() == 40);
+  for (const auto& rec : res.iterations) CHECK(rec.backend == (rec.iteration <= 10 ? "cpu" : "gpu"));
+  CHECK(res.iterations[9].event.find("switch cpu->gpu at 10 nodes") != std::string::npos);
+  CHECK(res.events.size() == 1);
+  CHECK(res.network.provenance.backend == "cpu+gpu");
+  check_same_model(cpu_only(), res);
+}
+
+TEST_CASE("switching: a backend without state transfer is rebuilt by replaying the nodes") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  c.backend.switch_at_nodes = 12;
+  const model::TrainResult res = model::train(dataset(), c, {}, fake_gpu_hooks(false));
+  CHECK(res.iterations[12].backend == "gpu");
+  check_same_model(cpu_only(), res);
+}
+
+TEST_CASE("switching: a GPU fault in auto falls back to the CPU and loses nothing") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  c.backend.switch_at_nodes = 5;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.fault_gpu_at_iteration = 20;
+  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  REQUIRE(res.events.size() == 2);
+  CHECK(res.events[1].find("GPU failure") != std::string::npos);
+  CHECK(res.events[1].find("rebuilt 19 nodes on the CPU") != std::string::npos);
+  for (const auto& rec : res.iterations)
+    CHECK(rec.backend == (rec.iteration <= 5 || rec.iteration >= 20 ? "cpu" : "gpu"));
+  check_same_model(cpu_only(), res);
+}
+
+TEST_CASE("switching: a GPU fault with an explicit gpu backend is an error") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::gpu;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.fault_gpu_at_iteration = 3;
+  CHECK_THROWS_AS(model::train(dataset(), c, {}, hooks), gpu::Error);
+}
+
+TEST_CASE("switching: auto without a usable GPU trains on the CPU and says so once") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.gpu_available = [](std::string& why) {
+    why = "no CUDA device found";
+    return false;
+  };
+  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  REQUIRE(res.events.size() == 1);
+  CHECK(res.events[0].find("no CUDA device found") != std::string::npos);
+  for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
+}
