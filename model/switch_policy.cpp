@@ -2,8 +2,14 @@
 #include "model/switch_policy.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace rbf::model {
 
@@ -26,6 +32,16 @@ std::string format(const char* pattern, double a, double b, double c, double d) 
   char buf[256];
   std::snprintf(buf, sizeof buf, pattern, a, b, c, d);
   return buf;
+}
+
+volatile float sink_ = 0;
+
+int omp_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
 }
 
 }  // namespace
@@ -115,6 +131,39 @@ bool SwitchPolicy::should_switch(const IterationShape& shape, double measured_cp
   wins_in_a_row_ = 0;
   reason_ = figures + format(" >= CPU %.4g ms measured", measured_cpu_ms, 0, 0, 0);
   return false;
+}
+
+CostModel probe_cpu_cost_model(int threads) {
+  // 32 MiB of floats, summed twice in parallel: long enough to leave the caches, short enough
+  // (a few ms) to run before every auto training with a GPU present.
+  const std::size_t n = std::size_t(1) << 23;
+  std::vector<float> buffer(n, 1.0f);
+  double best = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    float sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static) num_threads(threads > 0 ? threads : omp_threads())
+    for (long i = 0; i < static_cast<long>(n); ++i) sum += buffer[static_cast<std::size_t>(i)];
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sink_ = sum;  // keeps the loop from being optimized away
+    best = std::max(best, static_cast<double>(n * sizeof(float)) / s / 1e9);
+  }
+  CostModel cpu;
+  cpu.overhead_ms = 0.01;
+  cpu.bandwidth_gbs = best;
+  // Matrix-free candidate evaluation: a few GFLOP/s per core with exp in the loop.
+  cpu.gflops = 2.0 * static_cast<double>(threads > 0 ? threads : omp_threads());
+  return cpu;
+}
+
+bool start_on_gpu(const BackendConfig& config, const CostModel& cpu, const CostModel& gpu,
+                  const MigrationModel& migration, const IterationShape& first, std::size_t iterations,
+                  double setup_bytes) {
+  if (config.switch_at_nodes > 0 || iterations == 0) return false;
+  IterationShape on_gpu = first;
+  on_gpu.candidates_stored = true;  // the GPU backend stores Phi_C whenever device memory allows
+  const double gpu_ms = gpu.predict_ms(on_gpu) + migration.predict_ms(setup_bytes) / static_cast<double>(iterations);
+  return 2.0 * gpu_ms < cpu.predict_ms(first);
 }
 
 }  // namespace rbf::model

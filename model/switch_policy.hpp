@@ -51,6 +51,18 @@ struct MigrationModel {
   double predict_ms(double bytes) const;
 };
 
+// A rough model of this machine's CPU for one decision only: whether `auto` should skip the
+// CPU phase altogether because even the first iterations are predicted to be far cheaper on
+// the GPU (a large data set). Measured in a few milliseconds: read bandwidth with `threads`.
+CostModel probe_cpu_cost_model(int threads);
+
+// True when the GPU's predicted cost of the first iteration, with the set-up amortized over
+// `iterations`, is less than half the CPU's predicted cost: then `auto` starts on the GPU.
+// The factor 2 covers the roughness of the CPU model. Never with switch_at_nodes set.
+bool start_on_gpu(const BackendConfig& config, const CostModel& cpu, const CostModel& gpu,
+                  const MigrationModel& migration, const IterationShape& first, std::size_t iterations,
+                  double setup_bytes);
+
 class SwitchPolicy {
  public:
   SwitchPolicy(const BackendConfig& config, const CostModel& gpu, const MigrationModel& migration);

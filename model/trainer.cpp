@@ -15,6 +15,7 @@
 #include "model/backend_factory.hpp"
 #include "model/calibration_cache.hpp"
 #include "model/fault_injection.hpp"
+#include "model/gaussian_columns.hpp"
 #include "model/triangular.hpp"
 
 namespace rbf::model {
@@ -22,6 +23,9 @@ namespace rbf::model {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// An upper bound on any CPU's memory bandwidth, for skipping the CPU probe when it cannot matter.
+constexpr double kFastestCpuGbs = 400.0;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -36,6 +40,22 @@ struct PreparedData {
   std::vector<std::size_t> val_class;             // classification: true class per row
   data::Standardizer x_scaler, y_scaler;
 };
+
+// Standardized training values must be finite. Only data near the ends of the double range
+// breaks this (a column sum beyond 1.8e308, a spread too small to divide by), and a clear
+// error beats a model full of NaN.
+void check_standardized(const data::Dataset& ds, const data::Standardizer& scaler, const std::vector<double>& values,
+                        const std::vector<std::string>& names, const char* what) {
+  const std::size_t cols = scaler.columns();
+  std::size_t bad = cols;  // the first column with a problem
+  for (std::size_t j = 0; j < cols && bad == cols; ++j)
+    if (!std::isfinite(scaler.mean[j]) || !std::isfinite(scaler.scale[j])) bad = j;
+  for (std::size_t i = 0; i < values.size() && bad == cols; ++i)
+    if (!std::isfinite(values[i])) bad = i % cols;
+  if (bad == cols) return;
+  throw InputError(ds.source + ": " + what + " column '" + (bad < names.size() ? names[bad] : std::to_string(bad)) +
+                   "' cannot be standardized: its values are too close to the limits of a double");
+}
 
 PreparedData prepare(const data::Dataset& ds, const Config& config) {
   if (ds.rows < 2) throw InputError(ds.source + ": at least 2 data rows are needed to train, found " + std::to_string(ds.rows));
@@ -59,6 +79,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config) {
   };
   take_x(p.train_rows, p.x_train);
   take_x(p.val_rows, p.x_val);
+  check_standardized(ds, p.x_scaler, p.x_train, ds.feature_names, "feature");
 
   auto take_y = [&](const std::vector<std::size_t>& rows, std::vector<double>& out) {
     out.assign(rows.size() * p.k, 0.0);
@@ -79,6 +100,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config) {
   } else {
     p.y_scaler = data::Standardizer::fit(p.y_train.data(), p.train_rows.size(), p.k);
     p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
+    check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
   }
   return p;
 }
@@ -201,6 +223,15 @@ class GrowthRun {
     xv_ = to_scalar<T>(p_.x_val);
     centers_ = to_scalar<T>(pool_.centers);
     widths_ = to_scalar<T>(pool_.widths);
+    // A configured sigma0 so extreme that gamma = 1/(2 sigma^2) overflows or underflows in T
+    // would make every candidate column NaN or constant: say so instead of training on nothing.
+    for (std::size_t c = 0; c < count_ && config.candidates.sigma0 > 0; ++c) {
+      const T gamma = gaussian_gamma(widths_[c]);
+      if (widths_[c] > 0 && std::isfinite(gamma) && gamma > 0) continue;
+      throw InputError(fmt::format("'candidates.sigma0' {:g} gives the candidate width {:g}, outside what {} training "
+                                   "can use; the data are standardized, so choose a sigma0 nearer 1",
+                                   config.candidates.sigma0, pool_.widths[c], sizeof(T) == 4 ? "float32" : "float64"));
+    }
     ols_ = config.trainer.strategy == Strategy::ols;
     fault_at_ = hooks_.fault_gpu_at_iteration ? hooks_.fault_gpu_at_iteration : fault_iteration_from_env();
   }
@@ -288,6 +319,35 @@ class GrowthRun {
     return s;
   }
 
+  // auto on a large problem: whether to skip the CPU phase (before any backend exists).
+  bool starts_on_gpu(const SwitchPolicy&) const {
+    IterationShape first;
+    first.rows = n_;
+    first.features = p_.d;
+    first.outputs = k_;
+    first.candidates_unused = ols_ ? count_ : count_ / pool_.per_row;
+    first.validation_rows = nv_;
+    first.scalar_bytes = sizeof(T);
+    first.candidates_stored = static_cast<double>(count_) * static_cast<double>(n_) * sizeof(T) <=
+                              config_.candidates.memory_budget_mb * 1024.0 * 1024.0;
+    const double setup_bytes =
+        static_cast<double>(n_ * (p_.d + k_) + nv_ * p_.d + count_ * (p_.d + 1)) * sizeof(T);
+    if (hooks_.cpu_cost)
+      return start_on_gpu(config_.backend, hooks_.cpu_cost(), gpu_cost_, migration_, first, config_.stopping.max_nodes,
+                          setup_bytes);
+    // Not even a CPU reading at kFastestCpuGbs could lose by 2x: small problems skip the probe.
+    CostModel fastest_cpu;
+    fastest_cpu.overhead_ms = 0;
+    fastest_cpu.bandwidth_gbs = kFastestCpuGbs;
+    fastest_cpu.gflops = 1e30;
+    if (!start_on_gpu(config_.backend, fastest_cpu, gpu_cost_, migration_, first, config_.stopping.max_nodes,
+                      setup_bytes))
+      return false;
+    static const CostModel measured = probe_cpu_cost_model(config_.trainer.threads);  // once per process
+    return start_on_gpu(config_.backend, measured, gpu_cost_, migration_, first, config_.stopping.max_nodes,
+                        setup_bytes);
+  }
+
   // The network with the first `keep` nodes.
   Network assemble(std::size_t keep) const;
   // Where the run stands, for checkpoints.
@@ -316,6 +376,8 @@ class GrowthRun {
   std::size_t best_nodes_ = 0, since_best_ = 0;
   double best_val_rmse_ = -1, best_val_accuracy_ = -1;
   double elapsed_before_ = 0;        // growth seconds of the run this one resumes
+  CostModel gpu_cost_;               // auto: the switch policy's models
+  MigrationModel migration_;
 };
 
 template <typename T>
@@ -404,12 +466,25 @@ TrainResult GrowthRun<T>::run() {
         spdlog::debug("backend auto: GPU cost model from {}", costs.source);
       }
       policy = std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration);
+      gpu_cost_ = gpu_cost;
+      migration_ = migration;
     } else {
       spdlog::info("backend auto: no usable GPU ({}); training on the CPU", why);
       result.events.push_back("no usable GPU (" + why + "): training on the CPU");
     }
   }
-  backend_ = create(requested == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
+  if (policy && (hooks_.cost_models || config_.backend.switch_at_nodes == 0) && starts_on_gpu(*policy)) {
+    try {
+      backend_ = create(BackendKind::gpu);
+      policy.reset();
+      result.events.push_back("auto: starting on the GPU: even the first iterations are predicted far cheaper there");
+      spdlog::info("{}", result.events.back());
+    } catch (const gpu::Error& e) {
+      result.events.push_back(std::string("auto: the GPU could not be set up (") + e.what() + "); starting on the CPU");
+      spdlog::warn("{}", result.events.back());
+    }
+  }
+  if (!backend_) backend_ = create(requested == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
   theta_ = start(*backend_);
   r_.set_column(0, {std::sqrt(static_cast<double>(n_))});
 

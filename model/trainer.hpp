@@ -59,6 +59,8 @@ struct TrainerHooks {
   std::function<bool(std::string& why)> gpu_available;
   // The GPU and migration cost models for `auto`. Default: config values, else calibration.
   std::function<void(CostModel&, MigrationModel&)> cost_models;
+  // The CPU cost model for auto's decision to start on the GPU. Default: a short probe.
+  std::function<CostModel()> cpu_cost;
   // Iteration at which a GPU backend fails as a device would (0: never). Default: the
   // RBFNET_FAULT_GPU_AT_ITERATION environment variable.
   std::size_t fault_gpu_at_iteration = 0;

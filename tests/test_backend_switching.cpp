@@ -161,3 +161,34 @@ TEST_CASE("switching: auto without a usable GPU trains on the CPU and says so on
   CHECK(res.events[0].find("no CUDA device found") != std::string::npos);
   for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
 }
+
+TEST_CASE("switching: auto starts on the GPU when even the first iterations are far cheaper there") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.cost_models = [](model::CostModel& gpu, model::MigrationModel& migration) {
+    gpu.overhead_ms = 0.001;
+    gpu.bandwidth_gbs = 1e6;
+    migration.fixed_ms = 1;
+    migration.transfer_gbs = 1e3;
+  };
+  hooks.cpu_cost = [] {
+    model::CostModel slow;
+    slow.bandwidth_gbs = 0.01;
+    return slow;
+  };
+  const model::TrainResult fast_gpu = model::train(dataset(), c, {}, hooks);
+  for (const auto& rec : fast_gpu.iterations) CHECK(rec.backend == "gpu");
+  REQUIRE_FALSE(fast_gpu.events.empty());
+  CHECK(fast_gpu.events[0].find("starting on the GPU") != std::string::npos);
+
+  // The same prediction with a CPU as fast as the GPU starts on the CPU.
+  hooks.cpu_cost = [] {
+    model::CostModel fast;
+    fast.overhead_ms = 0.001;
+    fast.bandwidth_gbs = 1e6;
+    return fast;
+  };
+  const model::TrainResult cpu_first = model::train(dataset(), c, {}, hooks);
+  CHECK(cpu_first.iterations.front().backend == "cpu");
+}

@@ -41,6 +41,8 @@ model::Config base_config() {
   c.stopping.patience = 0;
   c.logging.progress = false;
   c.trainer.threads = 2;
+  // These tests pin down the CPU backend's arithmetic; auto could move to a GPU if present.
+  c.backend.kind = model::BackendKind::cpu;
   return c;
 }
 
@@ -308,5 +310,5 @@ TEST_CASE("trainer: bundled diabetes reaches the held-out R^2 stated in the READ
   var /= static_cast<double>(split.validation.size());
   const double r2 = 1 - res.best_val_rmse * res.best_val_rmse / var;
   MESSAGE("diabetes held-out R^2 " << r2 << " (RMSE " << res.best_val_rmse << ") with " << res.network.nodes() << " nodes");
-  CHECK(r2 >= 0.40);
+  CHECK(r2 >= 0.50);
 }
