@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int u = 0; u < kUnroll; ++u)
 #pragma unroll
       for (int j = 0; j < kScoreColumns; ++j)
-        p[u][j] = active[j] ? __ldcs(columns[j] + v + u * kBlock) : zero_vec(V());
+        p[u][j] = active[j] ? load_streaming(columns[j] + v + u * kBlock) : zero_vec(V());
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const V qq = kSquare ? V() : __ldg(qv + v + u * kBlock);
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kBlock)
     const V qq = kSquare ? V() : __ldg(qv + v);
 #pragma unroll
     for (int j = 0; j < kScoreColumns; ++j) {
-      const V p = active[j] ? __ldcs(columns[j] + v) : zero_vec(V());
+      const V p = active[j] ? load_streaming(columns[j] + v) : zero_vec(V());
       acc[j] = kSquare ? dot_acc(p, p, acc[j]) : dot_acc(p, qq, acc[j]);
     }
   }
@@ -232,8 +232,8 @@ __global__ void __launch_bounds__(kBlock)
     best = -1.0;
     best_index = -1;
     for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += kBlock) {
-      const double s = __ldcg(scratch.values + b);
-      const long long i = __ldcg(scratch.indices + b);
+      const double s = load_coherent(scratch.values + b);
+      const long long i = load_coherent(scratch.indices + b);
       if (better(s, i, best, best_index)) {
         best = s;
         best_index = i;

@@ -12,6 +12,28 @@ namespace gpu {
 constexpr int kBlock = 256;  // threads per block of every reduction kernel
 constexpr int kWarps = kBlock / 32;
 
+// Cache-hinted loads. __ldcs/__ldcg are used from CUDA 11 on, whose headers are known to declare
+// them for every type here; older toolkits (CUDA 10.2 on JetPack 4.6)
+// get a plain load for streaming data and a volatile load, which also skips L1, for
+// values other blocks of the same kernel wrote.
+template <typename T>
+__device__ __forceinline__ T load_streaming(const T* p) {
+#if CUDART_VERSION >= 11000
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ T load_coherent(const T* p) {
+#if CUDART_VERSION >= 11000
+  return __ldcg(p);
+#else
+  return *const_cast<const volatile T*>(p);
+#endif
+}
+
 template <typename T>
 struct Vec16;
 template <>
@@ -107,7 +129,7 @@ __device__ __forceinline__ bool last_block_done(unsigned int* ticket) {
 // In the last block: the fixed-order sum of `count` published values (valid in thread 0).
 __device__ __forceinline__ double combine_sums(const double* values, int count) {
   double v = 0.0;
-  for (int b = threadIdx.x; b < count; b += kBlock) v += __ldcg(values + b);
+  for (int b = threadIdx.x; b < count; b += kBlock) v += load_coherent(values + b);
   return block_sum(v);
 }
 

@@ -64,6 +64,17 @@ case "$mode" in
     configure_and_build build/asan -DCMAKE_BUILD_TYPE=Debug -DRBF_CUDA=OFF -DRBF_SANITIZE=ON -DRBF_BUILD_BENCH=OFF
     echo "== tests: ASan + UBSan build"
     (cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
+    # Jetson TX2 checks: aarch64 cross build + tests under qemu + cross-platform models, and the
+    # sm_62 compile of the CUDA sources. Either failing (an arm64 package that cannot be
+    # installed included) fails the run. RBF_JETSON_CHECKS=0 skips them outside CI.
+    if [ "${RBF_JETSON_CHECKS:-1}" = "0" ] && [ "${CI:-}" != "true" ]; then
+      echo "== Jetson checks SKIPPED (RBF_JETSON_CHECKS=0)"
+    else
+      echo "== Jetson TX2: aarch64 build, tests under qemu, cross-platform models"
+      RBF_AARCH64_BUILD_DIR=build/aarch64 RBF_HOST_BUILD_DIR=build/release bash scripts/ci-aarch64.sh
+      echo "== Jetson TX2: CUDA sources for sm_62"
+      RBF_TX2_PROXY_DIR=build/tx2-proxy bash scripts/ci-tx2-nvcc.sh
+    fi
     ;;
   *)
     echo "usage: $0 [run|test]" >&2
