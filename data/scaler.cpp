@@ -8,8 +8,9 @@ namespace rbf::data {
 
 namespace {
 
-// Below this relative spread a column is treated as constant: dividing by a spread made of
-// rounding noise would blow it up into meaningless large values.
+// Below this spread, relative to the column's largest magnitude, a column is treated as
+// constant: dividing by a spread made of rounding noise would blow it up into meaningless
+// large values. Relative, so that data in units of 1e-30 is as informative as data near 1.
 constexpr double kConstantTolerance = 1e-12;
 
 }  // namespace
@@ -28,22 +29,29 @@ Standardizer Standardizer::fit(const double* x, std::size_t rows, std::size_t co
 
   // Two passes (mean, then squared deviations) stay accurate when |mean| >> spread,
   // where the one-pass sum-of-squares formula cancels catastrophically.
+  std::vector<double> largest(cols, 0.0);  // largest |value| per column
   for (std::size_t k = 0; k < count; ++k) {
     const double* row = row_at(k);
-    for (std::size_t j = 0; j < cols; ++j) s.mean[j] += row[j];
+    for (std::size_t j = 0; j < cols; ++j) {
+      s.mean[j] += row[j];
+      largest[j] = std::max(largest[j], std::abs(row[j]));
+    }
   }
   for (double& m : s.mean) m /= static_cast<double>(count);
+  // Deviations are measured in units of the column's largest magnitude, so that their squares
+  // neither overflow (values near 1e200) nor underflow (values near 1e-200).
   std::vector<double> squares(cols, 0.0);
   for (std::size_t k = 0; k < count; ++k) {
     const double* row = row_at(k);
     for (std::size_t j = 0; j < cols; ++j) {
-      const double d = row[j] - s.mean[j];
+      if (largest[j] == 0.0) continue;
+      const double d = (row[j] - s.mean[j]) / largest[j];
       squares[j] += d * d;
     }
   }
   for (std::size_t j = 0; j < cols; ++j) {
-    const double std_dev = std::sqrt(squares[j] / static_cast<double>(count));
-    const bool constant = !(std_dev > kConstantTolerance * std::max(1.0, std::abs(s.mean[j])));
+    const double std_dev = largest[j] * std::sqrt(squares[j] / static_cast<double>(count));
+    const bool constant = !(std_dev > kConstantTolerance * largest[j]);
     s.constant[j] = constant;
     s.scale[j] = constant ? 1.0 : std_dev;
   }

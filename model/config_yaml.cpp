@@ -3,6 +3,7 @@
 #include "model/config_yaml.hpp"
 
 #include <sys/stat.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -229,9 +230,14 @@ Field unsigned_field(const char* section, const char* key, Member<Section, Unsig
   return field;
 }
 
+// An integer in [min, max]; max = INT_MAX means no upper bound.
 template <typename Section>
-Field int_field(const char* section, const char* key, Member<Section, int> m, int min) {
-  Field field = make_field(section, key, "an integer >= " + std::to_string(min));
+Field int_field(const char* section, const char* key, Member<Section, int> m, int min,
+                int max = std::numeric_limits<int>::max()) {
+  Field field = make_field(section, key,
+                           max == std::numeric_limits<int>::max()
+                               ? "an integer >= " + std::to_string(min)
+                               : "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
   const std::string allowed = field.allowed;
   field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
     const std::string text = scalar_of(node, subject, allowed);
@@ -243,7 +249,7 @@ Field int_field(const char* section, const char* key, Member<Section, int> m, in
     m.of(config) = static_cast<int>(value);
   };
   field.write = [m](const Config& config) { return std::to_string(m.of(config)); };
-  field.valid = [m, min](const Config& config) { return m.of(config) >= min; };
+  field.valid = [m, min, max](const Config& config) { return m.of(config) >= min && m.of(config) <= max; };
   return field;
 }
 
@@ -507,7 +513,8 @@ std::vector<Field> build_fields() {
   f.push_back(
       choice_field("trainer", "precision", member(&C::trainer, &TrainerConfig::precision),
                    std::vector<Choice<Precision>>{{Precision::float32, "float32"}, {Precision::float64, "float64"}}));
-  f.push_back(int_field("trainer", "threads", member(&C::trainer, &TrainerConfig::threads), 0));
+  // OpenMP starts every thread asked for: 100000 of them exhaust the process limit and crash.
+  f.push_back(int_field("trainer", "threads", member(&C::trainer, &TrainerConfig::threads), 0, 1024));
   // stopping
   f.push_back(
       unsigned_field("stopping", "max_nodes", member(&C::stopping, &StoppingConfig::max_nodes), std::size_t{1}));
@@ -737,6 +744,61 @@ std::string normalized(const std::string& word) {
   return out;
 }
 
+// Records where the root node of each document of a YAML stream starts, and nothing else.
+class DocumentRoots : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> marks;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    marks.push_back(mark);
+    root_pending_ = true;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node_at(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    node_at(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node_at(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node_at(const YAML::Mark& mark) {
+    if (root_pending_) marks.back() = mark;
+    root_pending_ = false;
+  }
+  bool root_pending_ = false;
+};
+
+// A config is one YAML document. YAML::LoadAll cannot say so safely: on a token that no rule
+// consumes (a stray ',' at the top level) yaml-cpp returns an empty document without moving
+// on, and LoadAll collects such documents forever (yaml-cpp issue 1040, fixed after 0.8).
+// So at most three documents are parsed here, and a document that starts where the previous
+// one started is the syntax error it is. Throws InputError; yaml-cpp exceptions pass through.
+void check_single_document(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentRoots roots;
+  while (roots.marks.size() < 3 && parser.HandleNextDocument(roots)) {
+    const std::size_t count = roots.marks.size();
+    if (count >= 2 && roots.marks[count - 1].pos == roots.marks[count - 2].pos) {
+      const YAML::Mark& mark = roots.marks[count - 1];
+      const std::size_t pos = static_cast<std::size_t>(std::max(mark.pos, 0));
+      const std::string what = pos < text.size() ? "unexpected '" + std::string(1, text[pos]) + "'" : "unexpected text";
+      throw InputError(at(name, mark) + "YAML syntax error: " + what);
+    }
+  }
+  if (roots.marks.size() > 1) {
+    throw InputError(at(name, roots.marks[1]) + "a config holds one YAML document, but a second one starts here");
+  }
+}
+
 // Tabs in indentation are the most common cause of a puzzling YAML syntax error; say so.
 std::string tab_indent_hint(const std::string& text, const YAML::Mark& mark) {
   if (mark.is_null() || mark.line < 0) return std::string();
@@ -779,12 +841,8 @@ Config parse_config(const std::string& yaml_text, const std::string& name) {
   }
   // yaml-cpp exceptions never leave this function: each becomes one InputError sentence.
   try {
-    const std::vector<Node> documents = YAML::LoadAll(yaml_text);
-    if (documents.size() > 1) {
-      throw InputError(at(name, documents[1].Mark()) +
-                       "a config holds one YAML document, but a second one starts here");
-    }
-    read_document(config, documents.empty() ? Node() : documents[0], name, positions);
+    check_single_document(yaml_text, name);
+    read_document(config, YAML::Load(yaml_text), name, positions);
   } catch (const YAML::ParserException& e) {
     throw InputError(at(name, e.mark) + "YAML syntax error: " + e.msg + tab_indent_hint(yaml_text, e.mark));
   } catch (const YAML::Exception& e) {

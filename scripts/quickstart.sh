@@ -75,6 +75,8 @@ case "$mode" in
       echo "== Jetson TX2: CUDA sources for sm_62"
       RBF_TX2_PROXY_DIR=build/tx2-proxy bash scripts/ci-tx2-nvcc.sh
     fi
+    echo "== fuzzing: CSV reader, config loader, model reader (libFuzzer, ${RBF_FUZZ_SECONDS:-60} s each)"
+    bash scripts/fuzz.sh
     ;;
   *)
     echo "usage: $0 [run|test]" >&2

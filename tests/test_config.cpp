@@ -2,9 +2,14 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data/errors.hpp"
@@ -125,6 +130,17 @@ std::string override_error(const std::vector<rbf::model::ConfigOverride>& overri
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// parse_error for inputs that once made the parser loop forever: a parse still running after
+// 10 s ends the test program with a failure instead of hanging it (a thread cannot be stopped).
+std::string parse_error_in_bounded_time(const std::string& text) {
+  auto result = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> done = result->get_future();
+  std::thread([text, result] { result->set_value(parse_error(text)); }).detach();
+  if (done.wait_for(std::chrono::seconds(10)) == std::future_status::ready) return done.get();
+  std::fprintf(stderr, "FAILED: parse_config still runs after 10 s on a %zu-byte config\n", text.size());
+  std::_Exit(1);
+}
+
 }  // namespace
 
 TEST_CASE("config: the struct defaults are valid and an empty file means all defaults") {
@@ -218,7 +234,7 @@ TEST_CASE("config: wrong types name the key and the expected type") {
   CHECK(parse_error("trainer:\n  lambda: {a: 1}\n") ==
         "cfg.yaml:2:11: 'trainer.lambda' must be a number >= 0, got a map");
   CHECK(parse_error("trainer:\n  threads: 1.5\n") ==
-        "cfg.yaml:2:12: 'trainer.threads' must be an integer >= 0, got '1.5'");
+        "cfg.yaml:2:12: 'trainer.threads' must be an integer in [0, 1024], got '1.5'");
   CHECK(parse_error("trainer: 3\n") ==
         "cfg.yaml:1:10: 'trainer' must be a map of keys (strategy, lambda, dependency_tol, "
         "precision, threads), got '3'");
@@ -273,6 +289,23 @@ TEST_CASE("config: YAML syntax errors carry line and column") {
   CHECK(parse_error("data: {}\n---\ndata: {}\n") ==
         "cfg.yaml:3:1: a config holds one YAML document, but a second one starts here");
   CHECK(contains(parse_error(std::string("trainer:\0 x", 11)), "NUL"));
+}
+
+TEST_CASE("config: a stray top-level comma is a syntax error and never hangs the parser") {
+  // Found by fuzz_config: yaml-cpp's LoadAll returned empty documents forever on these.
+  CHECK(parse_error_in_bounded_time(",") == "cfg.yaml:1:1: YAML syntax error: unexpected ','");
+  CHECK(parse_error_in_bounded_time("# max_node\n,st 1\n") == "cfg.yaml:2:1: YAML syntax error: unexpected ','");
+  CHECK(parse_error_in_bounded_time("- a\n,\n") == "cfg.yaml:2:1: YAML syntax error: unexpected ','");
+  CHECK(parse_error_in_bounded_time("data: {}\n---\n,\n") == "cfg.yaml:3:1: YAML syntax error: unexpected ','");
+}
+
+TEST_CASE("config: a thread count that would exhaust the process is refused") {
+  // 100000 OpenMP threads crashed training; 1024 is more than any machine can use.
+  CHECK(parse_error("trainer:\n  threads: 100000\n") ==
+        "cfg.yaml:2:12: 'trainer.threads' must be an integer in [0, 1024], got 100000");
+  CHECK(parse_error("trainer:\n  threads: 1024\n").empty());
+  CHECK(override_error({{"trainer.threads", {"100000"}, "--threads"}}) ==
+        "--threads must be an integer in [0, 1024], got 100000");
 }
 
 TEST_CASE("config: load_config names the file it cannot read") {

@@ -147,3 +147,23 @@ if(NOT RBF_HAVE_CUDA)
   rbf_cli_test(calibrate_without_cuda EXIT 2 STDERR "no GPU to calibrate: this rbfnet was built without CUDA"
     ARGS calibrate)
 endif()
+
+# --- degenerate data and hostile values (tests/test_degenerate_data.cpp has every data case) --
+# degenerate.csv: 6 rows (2 duplicated), a constant column, columns near 1e-30 and 1e30; asked
+# for 50 nodes, training stops when the candidates run out, and every prediction is finite.
+rbf_cli_test(degenerate_train STDOUT "stopped: no admissible candidate left"
+  ARGS train --data ${RBF_CLI_DATA}/degenerate.csv --target y --nodes 50 --validation 0 --backend cpu
+    --quiet --log-level warn --out degenerate.rbfn)
+set_tests_properties(cli.degenerate_train PROPERTIES FIXTURES_SETUP degenerate_model)
+rbf_cli_test(degenerate_predict STDOUT "^y\n(-?[0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model degenerate.rbfn --data ${RBF_CLI_DATA}/degenerate.csv)
+set_tests_properties(cli.degenerate_predict PROPERTIES FIXTURES_REQUIRED degenerate_model)
+rbf_cli_test(degenerate_one_class EXIT 2
+  STDERR "one_class\\.csv: classification needs at least 2 classes, found 1"
+  ARGS train --data ${RBF_CLI_DATA}/one_class.csv --target label --quiet --log-level warn)
+rbf_cli_test(degenerate_double_limits EXIT 2
+  STDERR "double_limits\\.csv: target column 'y' cannot be standardized: its values are too close to the limits of a double"
+  ARGS train --data ${RBF_CLI_DATA}/double_limits.csv --target y --quiet --log-level warn)
+# A thread count that crashed training (OpenMP started every thread asked for) is refused.
+rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[0, 1024\\], got 100000"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --threads 100000)
