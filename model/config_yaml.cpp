@@ -744,6 +744,17 @@ std::string normalized(const std::string& word) {
   return out;
 }
 
+// The style argument of EventHandler::OnSequenceStart/OnMapStart is `EmitterStyle::value` in
+// yaml-cpp 0.7 and an `enum class EmitterStyle` in later sources; taking the type from the
+// base class keeps one set of overrides for both.
+template <typename Method>
+struct StyleArgument;
+template <typename Style>
+struct StyleArgument<void (YAML::EventHandler::*)(const YAML::Mark&, const std::string&, YAML::anchor_t, Style)> {
+  using type = Style;
+};
+using EmitterStyleArgument = StyleArgument<decltype(&YAML::EventHandler::OnSequenceStart)>::type;
+
 // Records where the root node of each document of a YAML stream starts, and nothing else.
 class DocumentRoots : public YAML::EventHandler {
  public:
@@ -759,11 +770,11 @@ class DocumentRoots : public YAML::EventHandler {
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
     node_at(mark);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, EmitterStyleArgument) override {
     node_at(mark);
   }
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, EmitterStyleArgument) override {
     node_at(mark);
   }
   void OnMapEnd() override {}
