@@ -26,6 +26,9 @@ using Clock = std::chrono::steady_clock;
 
 // An upper bound on any CPU's memory bandwidth, for skipping the CPU probe when it cannot matter.
 constexpr double kFastestCpuGbs = 400.0;
+// A lower bound on starting a GPU (driver, context, first allocations) on any machine seen:
+// measured start-ups are 100 to 250 ms.
+constexpr double kGpuStartupFloorMs = 50.0;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -319,8 +322,8 @@ class GrowthRun {
     return s;
   }
 
-  // auto on a large problem: whether to skip the CPU phase (before any backend exists).
-  bool starts_on_gpu(const SwitchPolicy&) const {
+  // auto: the first iteration's shape, before any backend exists.
+  IterationShape first_shape() const {
     IterationShape first;
     first.rows = n_;
     first.features = p_.d;
@@ -330,6 +333,21 @@ class GrowthRun {
     first.scalar_bytes = sizeof(T);
     first.candidates_stored = static_cast<double>(count_) * static_cast<double>(n_) * sizeof(T) <=
                               config_.candidates.memory_budget_mb * 1024.0 * 1024.0;
+    return first;
+  }
+
+  // True when all max_nodes iterations, read at kFastestCpuGbs, would take less than
+  // kGpuStartupFloorMs: no GPU could win that back, so auto need not look for one.
+  bool whole_run_too_small_for_a_gpu() const {
+    IterationShape last = first_shape();
+    last.nodes = config_.stopping.max_nodes;  // the largest Q of the run bounds every iteration
+    const double bytes = iteration_bytes(last) * static_cast<double>(config_.stopping.max_nodes);
+    return iteration_flops(last) == 0 && bytes / (kFastestCpuGbs * 1e9) * 1e3 < kGpuStartupFloorMs;
+  }
+
+  // auto on a large problem: whether to skip the CPU phase (before any backend exists).
+  bool starts_on_gpu(const SwitchPolicy&) const {
+    const IterationShape first = first_shape();
     const double setup_bytes =
         static_cast<double>(n_ * (p_.d + k_) + nv_ * p_.d + count_ * (p_.d + 1)) * sizeof(T);
     if (hooks_.cpu_cost)
@@ -450,7 +468,12 @@ TrainResult GrowthRun<T>::run() {
 
   // auto starts on the CPU and may move to the GPU later, if there is one.
   std::unique_ptr<SwitchPolicy> policy;
-  if (requested == BackendKind::auto_select) {
+  if (requested == BackendKind::auto_select && !hooks_.gpu_available && gpu::built_with_cuda() &&
+      whole_run_too_small_for_a_gpu()) {
+    // Asking the CUDA runtime for devices starts the driver (a few hundred ms), more than
+    // this whole run would take even on the fastest CPU: do not touch the GPU at all.
+    spdlog::debug("backend auto: the whole run is too small to repay a GPU start-up; training on the CPU");
+  } else if (requested == BackendKind::auto_select) {
     std::string why;
     const bool usable = hooks_.gpu_available ? hooks_.gpu_available(why) : default_gpu_available(config_, why);
     if (usable) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "data/synthetic.hpp"
+#include "gpu/gpu_api.hpp"
 #include "gpu/gpu_error.hpp"
 #include "model/eigen_backend.hpp"
 #include "model/trainer.hpp"
@@ -191,4 +192,18 @@ TEST_CASE("switching: auto starts on the GPU when even the first iterations are 
   };
   const model::TrainResult cpu_first = model::train(dataset(), c, {}, hooks);
   CHECK(cpu_first.iterations.front().backend == "cpu");
+}
+
+TEST_CASE("switching: auto never starts the GPU driver for a run too small to repay it") {
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  const model::TrainResult res = model::train(dataset(), c);  // production hooks
+  for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
+  if (gpu::built_with_cuda()) {
+    // With CUDA built in, the size check comes first: no device query, so nothing to report.
+    CHECK(res.events.empty());
+  } else {
+    REQUIRE(res.events.size() == 1);
+    CHECK(res.events[0].find("built without CUDA") != std::string::npos);
+  }
 }
