@@ -475,7 +475,7 @@ TrainResult GrowthRun<T>::run() {
     spdlog::debug("backend auto: the whole run is too small to repay a GPU start-up; training on the CPU");
   } else if (requested == BackendKind::auto_select) {
     std::string why;
-    const bool usable = hooks_.gpu_available ? hooks_.gpu_available(why) : default_gpu_available(config_, why);
+    bool usable = hooks_.gpu_available ? hooks_.gpu_available(why) : default_gpu_available(config_, why);
     if (usable) {
       CostModel gpu_cost;
       MigrationModel migration;
@@ -483,15 +483,23 @@ TrainResult GrowthRun<T>::run() {
         hooks_.cost_models(gpu_cost, migration);
       } else if (config_.backend.switch_at_nodes == 0) {
         // The cost model matters only when no threshold is forced; a probe may run here.
-        const SwitchCosts costs = switch_costs(config_.backend);
-        gpu_cost = costs.gpu;
-        migration = costs.migration;
-        spdlog::debug("backend auto: GPU cost model from {}", costs.source);
+        try {
+          const SwitchCosts costs = switch_costs(config_.backend);
+          gpu_cost = costs.gpu;
+          migration = costs.migration;
+          spdlog::debug("backend auto: GPU cost model from {}", costs.source);
+        } catch (const gpu::Error& e) {
+          usable = false;  // a GPU that fails its probe is no GPU to move to
+          why = e.what();
+        }
       }
-      policy = std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration);
-      gpu_cost_ = gpu_cost;
-      migration_ = migration;
-    } else {
+      if (usable) {
+        policy = std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration);
+        gpu_cost_ = gpu_cost;
+        migration_ = migration;
+      }
+    }
+    if (!usable) {
       spdlog::info("backend auto: no usable GPU ({}); training on the CPU", why);
       result.events.push_back("no usable GPU (" + why + "): training on the CPU");
     }
