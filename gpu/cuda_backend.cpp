@@ -9,6 +9,7 @@
 
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
+#include "model/gaussian_columns.hpp"
 
 namespace rbf::gpu {
 namespace {
@@ -88,7 +89,7 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   // Free everything that depends on the old data first, so its memory counts as free.
   release_candidates();
   release_validation();
-  for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_}) b->release();
+  for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_}) b->release();
   results_.release();
   results_host_.release();
   n_ = npad_ = d_ = k_ = nodes_ = basis_capacity_ = 0;
@@ -384,6 +385,7 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   const int npad = as_int(npad_), k = as_int(k_);
 
   nodes_ = 0;
+  val_columns_ = 0;  // validation columns belong to the nodes, which start over
   selection_ready_ = false;
   a_ready_ = false;
   T* q0 = q_.get();
@@ -469,13 +471,7 @@ double CudaBackend<T>::add_node(std::size_t c, double tol, std::vector<double>& 
   require_candidates("add_node");
   if (c >= candidates_ || used_host_[c] != 0)
     throw RuntimeError("internal error: candidate is not available");
-  const cudaStream_t stream = context_.stream();
-  const cublasHandle_t blas = context_.blas();
   ensure_basis_capacity(nodes_ + 2);
-  const T* one = constants_.get();
-  const T* zero = constants_.get() + 1;
-  const int npad = as_int(npad_);
-  const int cols = as_int(nodes_ + 1);
 
   // The history row is complete for every candidate not marked dependent; with marks, only
   // the candidate the last OLS selection returned is known to be unmarked.
@@ -487,18 +483,50 @@ double CudaBackend<T>::add_node(std::size_t c, double tol, std::vector<double>& 
   a_ready_ = false;
   used_host_[c] = 1;
   const T* phi = candidate_column(c);
+  return orthogonalize(phi, history_ok ? history_.get() + c * basis_capacity_ : nullptr,
+                       used_.get() + c, tol, h);
+}
+
+template <typename T>
+double CudaBackend<T>::add_node_at(const T* center, T width, double tol, std::vector<double>& h) {
+  context_.activate();
+  require_candidates("add_node_at");
+  // The same kernel and operand layout as a candidate column, so a node at candidate c's
+  // center and width gives c's column bit for bit. Stored candidates have no column scratch.
+  upload_node(center, width);
+  ensure_basis_capacity(nodes_ + 2);
+  selection_ready_ = false;
+  a_ready_ = false;
+  if (column_.empty()) column_ = Buffer<T>(context_, npad_, Placement::device, "a node column");
+  RBF_CUDA_CHECK(launch_eval_columns(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_),
+                                     node_.get(), node_.get() + d_, 0, 1, column_.get(), npad_,
+                                     context_.stream()));
+  // No history row: no scoring pass has seen this column. No candidate is marked, and the
+  // next update() appends z = Phi_C^T q for every unmarked candidate as after add_node, so
+  // the history and the dependent marks stay valid.
+  return orthogonalize(column_.get(), nullptr, nullptr, tol, h);
+}
+
+template <typename T>
+double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
+                                     std::vector<double>& h) {
+  const cudaStream_t stream = context_.stream();
+  const cublasHandle_t blas = context_.blas();
+  const T* one = constants_.get();
+  const T* zero = constants_.get() + 1;
+  const int npad = as_int(npad_);
+  const int cols = as_int(nodes_ + 1);
   T* u = q_.get() + (nodes_ + 1) * npad_;
   T* h2 = h_.get() + basis_capacity_;
   // CGS2: h1 = Q^T phi; u = phi - Q h1; h2 = Q^T u; u -= Q h2. The scoring passes already
   // computed h1 for an unused candidate (its history row), so Q is read three times, not
   // four; the first and last passes are fused kernels (the last one also takes the norms,
   // h = h1 + h2 and, for the next update, a = q^T E), the middle one is cuBLAS.
-  const T* h1 = history_.get() + c * basis_capacity_;
-  if (!history_ok) {
+  if (h1 == nullptr) {
     RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, phi, zero, h_.get()));
     h1 = h_.get();
   }
-  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, used_.get() + c, stream));
+  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, stream));
   RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, u, zero, h2));
   const bool fuse_a = k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
   RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, phi, npad,
@@ -514,6 +542,19 @@ double CudaBackend<T>::add_node(std::size_t c, double tol, std::vector<double>& 
   ++nodes_;
   a_ready_ = fuse_a;
   return results[kNormU];
+}
+
+template <typename T>
+void CudaBackend<T>::upload_node(const T* center, T width) {
+  if (!(width > T(0))) throw RuntimeError("internal error: node widths must be positive");
+  if (node_.empty()) node_ = Buffer<T>(context_, d_ + 1, Placement::device, "a node center");
+  // Pageable staging: cudaMemcpyAsync has taken the values when it returns, so neither this
+  // vector nor the caller's center has to outlive the call; the copy is stream-ordered, so
+  // kernels queued earlier still read the previous node.
+  std::vector<T> values(center, center + d_);
+  values.push_back(model::gaussian_gamma(width));  // as set_candidates computes gamma_
+  RBF_CUDA_CHECK(cudaMemcpyAsync(node_.get(), values.data(), values.size() * sizeof(T),
+                                 cudaMemcpyHostToDevice, context_.stream()));
 }
 
 template <typename T>
@@ -564,15 +605,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
 }
 
 template <typename T>
-void CudaBackend<T>::add_validation_column(std::size_t c) {
-  context_.activate();
-  require_candidates("add_validation_column");
-  if (c >= candidates_)
-    throw RuntimeError("gpu backend: add_validation_column(" + std::to_string(c) + ") out of range");
-  if (nv_ == 0) {
-    ++val_columns_;
-    return;
-  }
+T* CudaBackend<T>::next_validation_column() {
   if (val_columns_ + 1 > val_capacity_) {
     const std::size_t capacity = std::max(kInitialValidationColumns, 2 * val_capacity_);
     Buffer<T> grown(context_, nvpad_ * capacity, Placement::device, "the validation columns");
@@ -582,9 +615,38 @@ void CudaBackend<T>::add_validation_column(std::size_t c) {
     phi_val_ = std::move(grown);
     val_capacity_ = capacity;
   }
+  return phi_val_.get() + val_columns_ * nvpad_;
+}
+
+template <typename T>
+void CudaBackend<T>::add_validation_column(std::size_t c) {
+  context_.activate();
+  require_candidates("add_validation_column");
+  if (c >= candidates_)
+    throw RuntimeError("gpu backend: add_validation_column(" + std::to_string(c) + ") out of range");
+  if (nv_ == 0) {
+    ++val_columns_;
+    return;
+  }
   RBF_CUDA_CHECK(launch_eval_columns(xvt_.get(), nvpad_, as_int(nv_), as_int(nvpad_),
                                      as_int(d_), centers_.get(), gamma_.get(), as_int(c), 1,
-                                     phi_val_.get() + val_columns_ * nvpad_, nvpad_,
+                                     next_validation_column(), nvpad_, context_.stream()));
+  ++val_columns_;
+}
+
+template <typename T>
+void CudaBackend<T>::add_validation_column_at(const T* center, T width) {
+  context_.activate();
+  require_training_data("add_validation_column_at");
+  if (!(width > T(0))) throw RuntimeError("internal error: node widths must be positive");
+  if (nv_ == 0) {
+    ++val_columns_;
+    return;
+  }
+  T* out = next_validation_column();
+  upload_node(center, width);
+  RBF_CUDA_CHECK(launch_eval_columns(xvt_.get(), nvpad_, as_int(nv_), as_int(nvpad_),
+                                     as_int(d_), node_.get(), node_.get() + d_, 0, 1, out, nvpad_,
                                      context_.stream()));
   ++val_columns_;
 }
@@ -630,7 +692,7 @@ std::size_t CudaBackend<T>::memory_bytes() const {
   std::size_t total = 0;
   for (const Buffer<T>* b : {&xt_, &y_, &e_, &xvt_, &phi_val_, &weights_, &val_out_, &centers_,
                              &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &q_, &h_, &a_,
-                             &history_, &constants_})
+                             &history_, &constants_, &node_})
     total += b->bytes();
   for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_})
     total += b->bytes();

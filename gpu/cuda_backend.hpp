@@ -32,8 +32,10 @@ class CudaBackend final : public model::Backend<T> {
   model::Selection select_ols(double lambda, double tol) override;
   model::Selection select_max_residual() override;
   double add_node(std::size_t c, double tol, std::vector<double>& h) override;
+  double add_node_at(const T* center, T width, double tol, std::vector<double>& h) override;
   double update(bool statistics, std::vector<double>& a) override;
   void add_validation_column(std::size_t c) override;
+  void add_validation_column_at(const T* center, T width) override;
   void predict_validation(const double* w, std::size_t columns,
                           std::vector<double>& out) override;
   std::size_t nodes() const override { return nodes_; }
@@ -53,6 +55,15 @@ class CudaBackend final : public model::Backend<T> {
   void evaluate_columns(std::size_t first, std::size_t count, T* out) const;
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
+  // CGS2 of the column phi against Q, as add_node documents. h1 = Q^T phi when known (the
+  // candidate's history row), else null and computed here; mark (not null) is set to used.
+  double orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
+                       std::vector<double>& h);
+  // Copies an off-pool node's center and gamma to node_, laid out as one candidate of
+  // centers_ / gamma_, so launch_eval_columns evaluates it exactly as a candidate.
+  void upload_node(const T* center, T width);
+  // Grows the validation columns for one more and returns where it goes.
+  T* next_validation_column();
   void queue_selection(const SelectRequest& request);
   // Readies an OLS request: candidates marked dependent under a larger tolerance come back.
   void prepare_request(SelectRequest& request);
@@ -85,6 +96,8 @@ class CudaBackend final : public model::Backend<T> {
   ScorePartition partition_{1, 1, 0, 2};
   Buffer<T> centers_, gamma_, phi_, tile_, column_, partial_, gq_;
   Buffer<long long> rows_;
+  // An off-pool node (add_node_at, add_validation_column_at): d_ center values, then gamma.
+  Buffer<T> node_;
   Buffer<double> norm2_, proj2_, g_;
   Buffer<unsigned char> used_;
   std::vector<unsigned char> used_host_;  // mirror of used_, for argument checks

@@ -60,7 +60,8 @@ class Backend {
   virtual bool candidates_stored() const = 0;
 
   // Resets to the bias-only model: Q = [1/sqrt(n)], E = Y - mean(Y), and in one pass over
-  // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks.
+  // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks and
+  // the validation columns.
   // Writes q_0^T Y (k values) to `a`.
   virtual void reset_to_bias(std::vector<double>& a) = 0;
 
@@ -79,6 +80,10 @@ class Backend {
   // returns ||u||. When ||u||^2 <= tol * ||phi||^2 the candidate is dependent (the same
   // test as n_c - s_c <= tol * n_c): Q is left unchanged, c is marked used and 0 is returned.
   virtual double add_node(std::size_t c, double tol, std::vector<double>& h) = 0;
+  // As add_node for a node that is no candidate (refinement moves centers and widths):
+  // phi = phi(X; center, width), center = d standardized values. No candidate is marked used.
+  // A center and width equal to candidate c's give exactly add_node(c)'s column.
+  virtual double add_node_at(const T* center, T width, double tol, std::vector<double>& h) = 0;
 
   // With the newest q: a = q^T E; E -= q a^T; and when `statistics` is true one pass
   // z = Phi_C^T q with s_c += z_c^2 and g_c -= z_c a. Writes a (k values) and returns
@@ -87,6 +92,8 @@ class Backend {
 
   // Appends phi(X_val; center_c, width_c) as a new validation column.
   virtual void add_validation_column(std::size_t c) = 0;
+  // Appends phi(X_val; center, width) as a new validation column.
+  virtual void add_validation_column_at(const T* center, T width) = 0;
   // Validation predictions [1, Phi_val] * W, W given row-major (columns+1) x k, where
   // `columns` is the number of validation columns to use (the first ones). out: nv x k.
   virtual void predict_validation(const double* w, std::size_t columns,

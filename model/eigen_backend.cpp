@@ -70,10 +70,15 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
 
 template <typename T>
 void EigenBackend<T>::candidate_column(std::size_t c, T* out) const {
+  gaussian_column(&centers_[c * d_], gamma_[c], out);
+}
+
+template <typename T>
+void EigenBackend<T>::gaussian_column(const T* center, T gamma, T* out) const {
   std::vector<T> acc(std::min(kRowBlock, n_));
   for (std::size_t r0 = 0; r0 < n_; r0 += kRowBlock) {
     const std::size_t rows = std::min(kRowBlock, n_ - r0);
-    gaussian_block(x_.data(), n_, d_, &centers_[c * d_], gamma_[c], r0, rows, out + r0, acc.data());
+    gaussian_block(x_.data(), n_, d_, center, gamma, r0, rows, out + r0, acc.data());
   }
 }
 
@@ -93,6 +98,7 @@ void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
   const T q0 = T(1) / std::sqrt(static_cast<T>(n_));
   q_.col(0).setConstant(q0);
   basis_ = 1;
+  val_columns_ = 0;  // validation columns belong to the nodes, which start over
   e_ = y_;
   std::vector<T> a_t(k_);
   a.assign(k_, 0.0);
@@ -159,6 +165,13 @@ double EigenBackend<T>::add_node(std::size_t c, double tol, std::vector<double>&
 }
 
 template <typename T>
+double EigenBackend<T>::add_node_at(const T* center, T width, double tol, std::vector<double>& h) {
+  Vector phi(static_cast<Eigen::Index>(n_));
+  gaussian_column(center, gaussian_gamma(width), phi.data());
+  return orthogonalize(kNoCandidate, phi, tol, h);
+}
+
+template <typename T>
 double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
   const auto t = static_cast<Eigen::Index>(basis_ - 1);
   const Vector q = q_.col(t);
@@ -181,13 +194,24 @@ double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
 
 template <typename T>
 void EigenBackend<T>::add_validation_column(std::size_t c) {
+  if (c >= count_) throw RuntimeError("internal error: add_validation_column out of range");
+  add_validation_column_with(&centers_[c * d_], gamma_[c]);
+}
+
+template <typename T>
+void EigenBackend<T>::add_validation_column_at(const T* center, T width) {
+  add_validation_column_with(center, gaussian_gamma(width));
+}
+
+template <typename T>
+void EigenBackend<T>::add_validation_column_with(const T* center, T gamma) {
   ensure_basis_capacity(val_columns_ + 2);
   if (nv_ > 0) {
     auto col = phi_val_.col(static_cast<Eigen::Index>(val_columns_));
     std::vector<T> acc(std::min(kRowBlock, nv_));
     for (std::size_t r0 = 0; r0 < nv_; r0 += kRowBlock) {
       const std::size_t rows = std::min(kRowBlock, nv_ - r0);
-      gaussian_block(x_val_.data(), nv_, d_, &centers_[c * d_], gamma_[c], r0, rows, col.data() + r0, acc.data());
+      gaussian_block(x_val_.data(), nv_, d_, center, gamma, r0, rows, col.data() + r0, acc.data());
     }
   }
   ++val_columns_;

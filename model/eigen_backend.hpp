@@ -28,8 +28,10 @@ class EigenBackend final : public Backend<T> {
   Selection select_ols(double lambda, double tol) override;
   Selection select_max_residual() override;
   double add_node(std::size_t c, double tol, std::vector<double>& h) override;
+  double add_node_at(const T* center, T width, double tol, std::vector<double>& h) override;
   double update(bool statistics, std::vector<double>& a) override;
   void add_validation_column(std::size_t c) override;
+  void add_validation_column_at(const T* center, T width) override;
   void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override;
   std::size_t nodes() const override { return basis_ == 0 ? 0 : basis_ - 1; }
   std::size_t memory_bytes() const override;
@@ -51,7 +53,13 @@ class EigenBackend final : public Backend<T> {
   void scoring_pass(bool reset, const Vector& q, const std::vector<T>& a);
   // Candidate c's column over all training rows into out (eigen_backend.cpp).
   void candidate_column(std::size_t c, T* out) const;
-  // CGS2 of phi against Q, appending the new basis vector (eigen_orthogonalize.cpp).
+  // Column phi(X; center, gamma) over all training rows into out, as candidate_column does.
+  void gaussian_column(const T* center, T gamma, T* out) const;
+  void add_validation_column_with(const T* center, T gamma);
+  // Marks "no candidate" for orthogonalize: an off-pool node, with no projection history.
+  static constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
+  // CGS2 of phi against Q, appending the new basis vector; c is marked used unless it is
+  // kNoCandidate (eigen_orthogonalize.cpp).
   double orthogonalize(std::size_t c, const Vector& phi, double tol, std::vector<double>& h);
   void ensure_basis_capacity(std::size_t columns);
 

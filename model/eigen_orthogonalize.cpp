@@ -27,7 +27,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   Matrix partial(t1, blocks);  // per-block shares of a projection, summed in block order
 
   Vector h1(t1);
-  if (z_columns_ == basis_) {
+  if (c != kNoCandidate && z_columns_ == basis_) {
     h1 = z_history_.row(static_cast<Eigen::Index>(c)).head(t1).transpose();
   } else {
 #pragma omp parallel for schedule(static)
@@ -66,7 +66,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
     phi2 += phi_parts[static_cast<std::size_t>(b)];
   }
 
-  used_[c] = 1;
+  if (c != kNoCandidate) used_[c] = 1;
   h.assign(static_cast<std::size_t>(t1), 0.0);
   if (!(norm2 > tol * phi2)) return 0.0;  // dependent on the model: Q unchanged
 

@@ -9,6 +9,7 @@
 
 #include "gpu/gpu_error.hpp"
 #include "model/backend.hpp"
+#include "model/forwarding_backend.hpp"
 
 namespace rbf::model {
 
@@ -24,41 +25,19 @@ inline std::size_t fault_iteration_from_env() {
 // Forwards every call to `inner`; the selection made while the trainer's iteration counter
 // `*iteration` equals `fail_at` throws rbf::gpu::Error, once, as a device fault would.
 template <typename T>
-class FaultInjectingBackend final : public Backend<T> {
+class FaultInjectingBackend final : public ForwardingBackend<T> {
  public:
   FaultInjectingBackend(std::unique_ptr<Backend<T>> inner, std::size_t fail_at, const std::size_t* iteration)
-      : inner_(std::move(inner)), fail_at_(fail_at), iteration_(iteration) {}
+      : ForwardingBackend<T>(std::move(inner)), fail_at_(fail_at), iteration_(iteration) {}
 
-  std::string name() const override { return inner_->name(); }
-  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
-    inner_->set_training_data(x, n, d, y, k);
-  }
-  void set_validation_data(const T* x, std::size_t nv) override { inner_->set_validation_data(x, nv); }
-  void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
-                      double budget) override {
-    inner_->set_candidates(centers, widths, rows, count, budget);
-  }
-  bool candidates_stored() const override { return inner_->candidates_stored(); }
-  void reset_to_bias(std::vector<double>& a) override { inner_->reset_to_bias(a); }
-  void mark_used(std::size_t c) override { inner_->mark_used(c); }
   Selection select_ols(double lambda, double tol) override {
     tick();
-    return inner_->select_ols(lambda, tol);
+    return this->inner().select_ols(lambda, tol);
   }
   Selection select_max_residual() override {
     tick();
-    return inner_->select_max_residual();
+    return this->inner().select_max_residual();
   }
-  double add_node(std::size_t c, double tol, std::vector<double>& h) override { return inner_->add_node(c, tol, h); }
-  double update(bool statistics, std::vector<double>& a) override { return inner_->update(statistics, a); }
-  void add_validation_column(std::size_t c) override { inner_->add_validation_column(c); }
-  void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override {
-    inner_->predict_validation(w, columns, out);
-  }
-  std::size_t nodes() const override { return inner_->nodes(); }
-  std::size_t memory_bytes() const override { return inner_->memory_bytes(); }
-  void export_state(BackendState<T>& state) const override { inner_->export_state(state); }
-  void import_state(const BackendState<T>& state) override { inner_->import_state(state); }
 
  private:
   void tick() {
@@ -69,7 +48,6 @@ class FaultInjectingBackend final : public Backend<T> {
     }
   }
 
-  std::unique_ptr<Backend<T>> inner_;
   std::size_t fail_at_ = 0;
   const std::size_t* iteration_;
   bool fired_ = false;

@@ -9,6 +9,7 @@
 #include "gpu/gpu_api.hpp"
 #include "gpu/gpu_error.hpp"
 #include "model/eigen_backend.hpp"
+#include "model/forwarding_backend.hpp"
 #include "model/trainer.hpp"
 
 using namespace rbf;
@@ -18,41 +19,21 @@ namespace {
 // The Eigen backend calling itself "gpu"; `portable` = false hides its state transfer so
 // that migration has to rebuild the model instead.
 template <typename T>
-class FakeGpu final : public model::Backend<T> {
+class FakeGpu final : public model::ForwardingBackend<T> {
  public:
-  explicit FakeGpu(bool portable) : portable_(portable) {}
+  explicit FakeGpu(bool portable)
+      : model::ForwardingBackend<T>(std::make_unique<model::EigenBackend<T>>(2)), portable_(portable) {}
   std::string name() const override { return "gpu"; }
-  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
-    inner_.set_training_data(x, n, d, y, k);
-  }
-  void set_validation_data(const T* x, std::size_t nv) override { inner_.set_validation_data(x, nv); }
-  void set_candidates(const T* c, const T* w, const std::size_t* r, std::size_t n, double b) override {
-    inner_.set_candidates(c, w, r, n, b);
-  }
-  bool candidates_stored() const override { return inner_.candidates_stored(); }
-  void reset_to_bias(std::vector<double>& a) override { inner_.reset_to_bias(a); }
-  void mark_used(std::size_t c) override { inner_.mark_used(c); }
-  model::Selection select_ols(double l, double t) override { return inner_.select_ols(l, t); }
-  model::Selection select_max_residual() override { return inner_.select_max_residual(); }
-  double add_node(std::size_t c, double t, std::vector<double>& h) override { return inner_.add_node(c, t, h); }
-  double update(bool s, std::vector<double>& a) override { return inner_.update(s, a); }
-  void add_validation_column(std::size_t c) override { inner_.add_validation_column(c); }
-  void predict_validation(const double* w, std::size_t c, std::vector<double>& o) override {
-    inner_.predict_validation(w, c, o);
-  }
-  std::size_t nodes() const override { return inner_.nodes(); }
-  std::size_t memory_bytes() const override { return inner_.memory_bytes(); }
   void export_state(model::BackendState<T>& s) const override {
     if (!portable_) throw std::logic_error("no state transfer");
-    inner_.export_state(s);
+    model::ForwardingBackend<T>::export_state(s);
   }
   void import_state(const model::BackendState<T>& s) override {
     if (!portable_) throw std::logic_error("no state transfer");
-    inner_.import_state(s);
+    model::ForwardingBackend<T>::import_state(s);
   }
 
  private:
-  model::EigenBackend<T> inner_{2};
   bool portable_;
 };
 

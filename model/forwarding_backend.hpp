@@ -1,0 +1,55 @@
+// A backend that forwards every call to an inner backend: the base of decorators (fault
+// injection, test doubles), which override only the calls they change.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/backend.hpp"
+
+namespace rbf::model {
+
+template <typename T>
+class ForwardingBackend : public Backend<T> {
+ public:
+  explicit ForwardingBackend(std::unique_ptr<Backend<T>> inner) : inner_(std::move(inner)) {}
+
+  std::string name() const override { return inner_->name(); }
+  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
+    inner_->set_training_data(x, n, d, y, k);
+  }
+  void set_validation_data(const T* x, std::size_t nv) override { inner_->set_validation_data(x, nv); }
+  void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
+                      double budget) override {
+    inner_->set_candidates(centers, widths, rows, count, budget);
+  }
+  bool candidates_stored() const override { return inner_->candidates_stored(); }
+  void reset_to_bias(std::vector<double>& a) override { inner_->reset_to_bias(a); }
+  void mark_used(std::size_t c) override { inner_->mark_used(c); }
+  Selection select_ols(double lambda, double tol) override { return inner_->select_ols(lambda, tol); }
+  Selection select_max_residual() override { return inner_->select_max_residual(); }
+  double add_node(std::size_t c, double tol, std::vector<double>& h) override { return inner_->add_node(c, tol, h); }
+  double add_node_at(const T* center, T width, double tol, std::vector<double>& h) override {
+    return inner_->add_node_at(center, width, tol, h);
+  }
+  double update(bool statistics, std::vector<double>& a) override { return inner_->update(statistics, a); }
+  void add_validation_column(std::size_t c) override { inner_->add_validation_column(c); }
+  void add_validation_column_at(const T* center, T width) override { inner_->add_validation_column_at(center, width); }
+  void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override {
+    inner_->predict_validation(w, columns, out);
+  }
+  std::size_t nodes() const override { return inner_->nodes(); }
+  std::size_t memory_bytes() const override { return inner_->memory_bytes(); }
+  void export_state(BackendState<T>& state) const override { inner_->export_state(state); }
+  void import_state(const BackendState<T>& state) override { inner_->import_state(state); }
+
+ protected:
+  Backend<T>& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<Backend<T>> inner_;
+};
+
+}  // namespace rbf::model
