@@ -1,4 +1,4 @@
-// float/double overloads of the few cuBLAS calls the backend makes (device pointer mode).
+// float/double overloads of the few cuBLAS calls the backends make (device pointer mode).
 #pragma once
 
 #include <cublas_v2.h>
@@ -24,6 +24,16 @@ inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
                            int n, int k, const double* alpha, const double* a, int lda,
                            const double* b, int ldb, const double* beta, double* c, int ldc) {
   return cublasDgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+inline cublasStatus_t syrk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k,
+                           const float* alpha, const float* a, int lda, const float* beta, float* c, int ldc) {
+  return cublasSsyrk(h, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
+}
+inline cublasStatus_t syrk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, int n, int k,
+                           const double* alpha, const double* a, int lda, const double* beta, double* c,
+                           int ldc) {
+  return cublasDsyrk(h, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
 }
 
 }  // namespace rbf::gpu::blas

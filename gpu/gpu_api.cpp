@@ -1,9 +1,11 @@
-// Entry points of the CUDA backend for CUDA builds: device listing and the backend factory.
+// Entry points of the CUDA backend for CUDA builds: device listing and the backend and
+// refinement engine factories.
 #include "gpu/gpu_api.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include "gpu/cuda_backend.hpp"
+#include "gpu/cuda_refine_engine.hpp"
 
 namespace rbf::gpu {
 
@@ -59,5 +61,13 @@ std::unique_ptr<model::Backend<T>> make_backend(const model::BackendConfig& conf
 
 template std::unique_ptr<model::Backend<float>> make_backend<float>(const model::BackendConfig&);
 template std::unique_ptr<model::Backend<double>> make_backend<double>(const model::BackendConfig&);
+
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::BackendConfig& config) {
+  return std::make_unique<CudaRefineEngine<T>>(config);
+}
+
+template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(const model::BackendConfig&);
+template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(const model::BackendConfig&);
 
 }  // namespace rbf::gpu

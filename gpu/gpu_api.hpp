@@ -11,6 +11,7 @@
 #include "gpu/gpu_error.hpp"
 #include "model/backend.hpp"
 #include "model/config.hpp"
+#include "model/refine_engine.hpp"
 
 namespace rbf::gpu {
 
@@ -41,5 +42,10 @@ DeviceReport query_devices();
 // rbf::RuntimeError) when no usable device exists or CUDA is not built in.
 template <typename T>
 std::unique_ptr<model::Backend<T>> make_backend(const model::BackendConfig& config);
+
+// Creates the CUDA refinement engine (loss, gradient, normal equations as cuBLAS GEMMs) on
+// config.gpu_device. Throws rbf::gpu::Error as make_backend does.
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::BackendConfig& config);
 
 }  // namespace rbf::gpu

@@ -18,6 +18,13 @@ std::unique_ptr<model::Backend<T>> make_backend(const model::BackendConfig&) {
   throw InputError("the GPU backend is not available: this rbfnet was built without CUDA");
 }
 
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::BackendConfig&) {
+  throw InputError("GPU refinement is not available: this rbfnet was built without CUDA");
+}
+
+template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(const model::BackendConfig&);
+template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(const model::BackendConfig&);
 template std::unique_ptr<model::Backend<float>> make_backend<float>(const model::BackendConfig&);
 template std::unique_ptr<model::Backend<double>> make_backend<double>(const model::BackendConfig&);
 

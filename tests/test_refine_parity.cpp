@@ -1,0 +1,286 @@
+// Refinement engine parity: the CUDA engine's loss, gradient, normal equations and validation
+// predictions against the CPU (Eigen) engine on the same data, whole and in row chunks, and
+// its gradient against finite differences. Every case needs a device: it prints
+// "SKIPPED: no CUDA device" and returns without one (or in a build without CUDA), and ctest
+// reports it as skipped.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/errors.hpp"
+#include "data/split.hpp"
+#include "gpu/gpu_api.hpp"
+#include "model/config.hpp"
+#include "model/eigen_refine_engine.hpp"
+#include "model/refine_engine.hpp"
+#ifdef RBF_TEST_GPU
+#include "gpu/cuda_refine_engine.hpp"
+#endif
+
+#ifdef RBF_TEST_GPU
+using rbf::model::NodeParams;
+using rbf::model::RefineEngine;
+
+namespace {
+
+// Agreement expected between engines (and between chunkings) in each precision, relative to
+// the norm of the reference.
+template <typename T>
+constexpr double tolerance() {
+  return sizeof(T) == sizeof(float) ? 1e-4 : 1e-10;
+}
+
+// Standardized-looking data and a network whose nodes sit near training rows, with widths
+// that give every node a mix of active and inactive rows.
+struct RefineProblem {
+  std::size_t n = 0, d = 0, k = 0, nv = 0;
+  std::vector<double> x, y, xv;  // row-major
+  NodeParams params;
+};
+
+RefineProblem make_refine_problem(std::size_t n, std::size_t d, std::size_t k, std::size_t nv, std::size_t nodes,
+                                  std::uint64_t seed) {
+  RefineProblem p;
+  p.n = n;
+  p.d = d;
+  p.k = k;
+  p.nv = nv;
+  rbf::data::SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < (n + nv) * d; ++i) (i < n * d ? p.x : p.xv).push_back((rng.uniform() * 2 - 1) * 1.7);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t o = 0; o < k; ++o) {
+      const double* xi = &p.x[i * d];
+      p.y.push_back(std::sin(1.5 * xi[0] + 0.4 * static_cast<double>(o)) + 0.5 * xi[(1 + o) % d] * xi[(2 + o) % d] +
+                    0.1 * rng.normal());
+    }
+  p.params = NodeParams(nodes, d, k);
+  for (std::size_t j = 0; j < nodes; ++j) {
+    const std::size_t row = static_cast<std::size_t>(rng.below(n));
+    for (std::size_t l = 0; l < d; ++l) p.params.centers()[j * d + l] = p.x[row * d + l] + 0.1 * rng.normal();
+    p.params.log_widths()[j] = std::log((0.6 + 0.9 * rng.uniform()) * std::sqrt(static_cast<double>(d)) / 2.0);
+    for (std::size_t o = 0; o < k; ++o) p.params.weights()[j * k + o] = 0.7 * rng.normal();
+  }
+  for (std::size_t o = 0; o < k; ++o) p.params.bias()[o] = 0.1 * rng.normal();
+  return p;
+}
+
+template <typename T>
+std::vector<T> as(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+template <typename T>
+void load(RefineEngine<T>& engine, const RefineProblem& p) {
+  const std::vector<T> x = as<T>(p.x), y = as<T>(p.y), xv = as<T>(p.xv);
+  engine.set_data(x.data(), p.n, p.d, y.data(), p.k, p.nv > 0 ? xv.data() : nullptr, p.nv);
+}
+
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff += (a[i] - b[i]) * (a[i] - b[i]);
+    norm += b[i] * b[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+// Everything an engine returns for one set of parameters.
+struct Results {
+  double loss = 0, loss_only = 0, ne_loss = 0;
+  std::vector<double> gradient, jtj, jte, predictions;
+};
+
+template <typename T>
+Results evaluate(RefineEngine<T>& engine, const NodeParams& params) {
+  Results r;
+  r.loss = engine.loss_gradient(params, &r.gradient);
+  r.loss_only = engine.loss_gradient(params, nullptr);
+  r.ne_loss = engine.normal_equations(params, r.jtj, r.jte);
+  engine.predict_validation(params, r.predictions);
+  return r;
+}
+
+template <typename T>
+void check_agree(const Results& got, const Results& want, const char* what) {
+  INFO(what);
+  const double tol = tolerance<T>();
+  CHECK(relative(got.loss, want.loss) < tol);
+  CHECK(relative(got.ne_loss, want.loss) < tol);
+  CHECK(relative_difference(got.gradient, want.gradient) < tol);
+  CHECK(relative_difference(got.jtj, want.jtj) < tol);
+  CHECK(relative_difference(got.jte, want.jte) < tol);
+  CHECK(relative_difference(got.predictions, want.predictions) < tol);
+}
+
+bool gpu_present() {
+  static const bool present = rbf::gpu::built_with_cuda() && !rbf::gpu::query_devices().devices.empty();
+  return present;
+}
+
+template <typename T>
+std::unique_ptr<rbf::gpu::CudaRefineEngine<T>> make_gpu(std::size_t max_chunk_rows = 0) {
+  auto engine = std::make_unique<rbf::gpu::CudaRefineEngine<T>>(rbf::model::BackendConfig{});
+  engine->set_max_chunk_rows(max_chunk_rows);
+  return engine;
+}
+
+template <typename T>
+void check_against_cpu(std::size_t n, std::size_t d, std::size_t k, std::size_t nv, std::size_t nodes,
+                       std::uint64_t seed) {
+  INFO("n = " << n << ", d = " << d << ", k = " << k << ", nv = " << nv << ", nodes = " << nodes);
+  const RefineProblem p = make_refine_problem(n, d, k, nv, nodes, seed);
+  auto cpu = rbf::model::make_eigen_refine_engine<T>(2);
+  auto gpu = rbf::gpu::make_refine_engine<T>(rbf::model::BackendConfig{});
+  CHECK(gpu->name() == "gpu");
+  load(*cpu, p);
+  load(*gpu, p);
+  const Results want = evaluate(*cpu, p.params);
+  const Results got = evaluate(*gpu, p.params);
+  REQUIRE(got.gradient.size() == p.params.size());
+  REQUIRE(got.jtj.size() == p.params.size() * p.params.size());
+  REQUIRE(got.predictions.size() == nv * k);
+  check_agree<T>(got, want, "gpu against cpu");
+  // The loss does not depend on whether the gradient was asked for.
+  CHECK(got.loss_only == got.loss);
+  // J^T J is symmetric and J^T r is the gradient of 0.5 ||r||^2.
+  const std::size_t np = p.params.size();
+  bool symmetric = true;
+  for (std::size_t i = 0; i < np; ++i)
+    for (std::size_t j = 0; j < i; ++j) symmetric = symmetric && got.jtj[i * np + j] == got.jtj[j * np + i];
+  CHECK(symmetric);
+  CHECK(relative_difference(got.jte, got.gradient) < tolerance<T>());
+}
+
+template <typename T>
+void check_chunks() {
+  const RefineProblem p = make_refine_problem(700, 5, 2, 100, 12, 23);
+  auto whole = make_gpu<T>();
+  load(*whole, p);
+  const Results want = evaluate(*whole, p.params);
+  CHECK(whole->last_chunks() == 1);
+  for (std::size_t rows : {std::size_t{1}, std::size_t{37}, std::size_t{256}}) {
+    INFO("max chunk rows " << rows);
+    auto chunked = make_gpu<T>(rows);
+    load(*chunked, p);
+    const Results got = evaluate(*chunked, p.params);
+    CHECK(chunked->last_chunks() == (p.nv + rows - 1) / rows);  // predict_validation went last
+    chunked->loss_gradient(p.params, nullptr);
+    CHECK(chunked->last_chunks() == (p.n + rows - 1) / rows);
+    check_agree<T>(got, want, "chunked against whole");
+  }
+  // The CPU engine in its own chunks agrees too.
+  auto cpu = std::make_unique<rbf::model::EigenRefineEngine<T>>(2);
+  cpu->set_chunk_rows(50);
+  load(*cpu, p);
+  check_agree<T>(want, evaluate(*cpu, p.params), "whole gpu against chunked cpu");
+}
+
+template <typename T>
+void check_repeatable() {
+  const RefineProblem p = make_refine_problem(900, 4, 3, 50, 20, 5);
+  auto gpu = make_gpu<T>(128);
+  load(*gpu, p);
+  const Results a = evaluate(*gpu, p.params);
+  // Other shapes in between grow and reuse the scratch buffers.
+  NodeParams other = make_refine_problem(900, 4, 3, 50, 35, 6).params;
+  std::vector<double> g;
+  gpu->loss_gradient(other, &g);
+  const Results b = evaluate(*gpu, p.params);
+  CHECK(a.loss == b.loss);
+  CHECK(a.gradient == b.gradient);
+  CHECK(a.jtj == b.jtj);
+  CHECK(a.jte == b.jte);
+  CHECK(a.predictions == b.predictions);
+}
+
+}  // namespace
+#endif
+
+#ifdef RBF_TEST_GPU
+#define RBF_REFINE_SKIP_WITHOUT_GPU()     \
+  do {                                    \
+    if (!gpu_present()) {                 \
+      MESSAGE("SKIPPED: no CUDA device"); \
+      return;                             \
+    }                                     \
+  } while (0)
+#define RBF_REFINE_GPU_BODY(call) call
+#else
+#define RBF_REFINE_SKIP_WITHOUT_GPU()   \
+  do {                                  \
+    MESSAGE("SKIPPED: no CUDA device"); \
+    return;                             \
+  } while (0)
+#define RBF_REFINE_GPU_BODY(call)
+#endif
+
+TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and predictions match the cpu engine", T, float,
+                   double) {
+  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_REFINE_GPU_BODY(check_against_cpu<T>(700, 5, 2, 100, 12, 11));
+  RBF_REFINE_GPU_BODY(check_against_cpu<T>(1000, 3, 1, 0, 1, 12));  // one node, no validation rows
+  RBF_REFINE_GPU_BODY(check_against_cpu<T>(600, 1, 4, 30, 9, 13));  // one feature, four classes
+  RBF_REFINE_GPU_BODY(check_against_cpu<T>(3000, 20, 1, 200, 60, 14));
+}
+
+TEST_CASE_TEMPLATE("gpu refine engine: row chunks give the unchunked results", T, float, double) {
+  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_REFINE_GPU_BODY(check_chunks<T>());
+}
+
+TEST_CASE_TEMPLATE("gpu refine engine: repeated calls give identical results", T, float, double) {
+  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_REFINE_GPU_BODY(check_repeatable<T>());
+}
+
+TEST_CASE("gpu refine engine: the float64 gradient matches central differences of the loss") {
+  RBF_REFINE_SKIP_WITHOUT_GPU();
+#ifdef RBF_TEST_GPU
+  const RefineProblem p = make_refine_problem(400, 3, 2, 0, 6, 17);
+  auto gpu = make_gpu<double>();
+  load(*gpu, p);
+  std::vector<double> gradient;
+  gpu->loss_gradient(p.params, &gradient);
+  const double h = 1e-6;
+  double scale = 0;
+  for (double g : gradient) scale = std::max(scale, std::abs(g));
+  for (std::size_t i = 0; i < p.params.size(); ++i) {
+    NodeParams plus = p.params, minus = p.params;
+    plus.values[i] += h;
+    minus.values[i] -= h;
+    const double fd = (gpu->loss_gradient(plus, nullptr) - gpu->loss_gradient(minus, nullptr)) / (2 * h);
+    INFO("parameter " << i);
+    CHECK(std::abs(fd - gradient[i]) < 1e-6 * scale + 1e-7);
+  }
+#endif
+}
+
+TEST_CASE("gpu refine engine: wrong parameters and calls before set_data are clear errors") {
+  RBF_REFINE_SKIP_WITHOUT_GPU();
+#ifdef RBF_TEST_GPU
+  const RefineProblem p = make_refine_problem(100, 3, 1, 10, 4, 3);
+  auto gpu = make_gpu<float>();
+  std::vector<double> g, jtj, jte;
+  CHECK_THROWS_AS(gpu->loss_gradient(p.params, &g), rbf::RuntimeError);
+  load(*gpu, p);
+  NodeParams wrong_d(4, 2, 1), empty(0, 3, 1);
+  CHECK_THROWS_AS(gpu->loss_gradient(wrong_d, &g), rbf::RuntimeError);
+  CHECK_THROWS_AS(gpu->normal_equations(empty, jtj, jte), rbf::RuntimeError);
+  NodeParams truncated = p.params;
+  truncated.values.pop_back();
+  CHECK_THROWS_AS(gpu->predict_validation(truncated, g), rbf::RuntimeError);
+  const float x[1] = {0};
+  CHECK_THROWS_AS(gpu->set_data(x, 0, 1, x, 1, nullptr, 0), rbf::InputError);
+  // Still usable after the refusals.
+  CHECK(std::isfinite(gpu->loss_gradient(p.params, &g)));
+  CHECK(gpu->memory_bytes() > 0);
+#endif
+}
