@@ -111,6 +111,13 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--patience", "stopping.patience", "N",
                   "Stop after N iterations without validation improvement; 0 = off");
   flags.add_value(command, "--max-seconds", "stopping.max_seconds", "SEC", "Wall-clock limit; 0 = none");
+  flags.add_value(command, "--refine-every", "refine.every", "K", "Refine centers, widths and weights every K nodes; 0 = never");
+  flags.add_switch(command, "--refine-at-end", "refine.at_end", "true", "Refine the kept model once growth stops");
+  flags.add_value(command, "--refine-method", "refine.method", "NAME", "Refinement optimizer: adam or lm");
+  flags.add_value(command, "--refine-epochs", "refine.epochs", "N", "Epochs per refinement, >= 1");
+  flags.add_value(command, "--refine-lr", "refine.learning_rate", "RATE", "Adam step size, in (0, 10]");
+  flags.add_value(command, "--refine-damping", "refine.damping", "MU", "Levenberg-Marquardt initial damping");
+  flags.add_value(command, "--refine-ridge", "refine.ridge", "R", "L2 penalty on output weights while refining, >= 0");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE",
                   "Arithmetic of the training passes: float32 or float64");
   flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");

@@ -27,7 +27,7 @@ IterationLog::~IterationLog() {
 
 const char* IterationLog::csv_header() {
   return "iteration,nodes,backend,select_ms,add_ms,update_ms,evaluate_ms,total_ms,train_rmse,"
-         "val_rmse,val_accuracy,row,width,dependent,event";
+         "val_rmse,val_accuracy,row,width,dependent,refine_ms,event";
 }
 
 std::string IterationLog::csv_row(const model::IterationRecord& r) {
@@ -42,9 +42,9 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
   char val[32], acc[32];
   opt(r.val_rmse, val, sizeof val);
   opt(r.val_accuracy, acc, sizeof acc);
-  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d,", r.iteration,
+  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d,%.4f,", r.iteration,
                 r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
-                r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0);
+                r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0, r.refine_ms);
   // The event is free text: quote it (RFC 4180) so commas in it cannot shift columns.
   std::string row = buf;
   if (!r.event.empty()) {

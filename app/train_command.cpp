@@ -145,7 +145,7 @@ int run_train(const model::Config& config, const std::string& resume_from) {
               result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
               result.stop_reason.c_str());
   std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
-  for (const std::string& event : result.events) std::printf("  backend: %s\n", event.c_str());
+  for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
   std::printf("  rows: %zu training, %zu validation; candidates: %zu (%s), sigma0 %.4g\n", result.train_rows,
               result.validation_rows, result.candidates, result.candidates_stored ? "stored" : "evaluated on the fly",
               result.sigma0);

@@ -3,10 +3,10 @@
 # the parity suite, the whole ctest suite, compute-sanitizer memcheck of the GPU tests, the
 # GPU benchmarks and the command line on the GPU. Results go to $OUT (default /tmp/rbf-out).
 # Usage: bench/gpu_device_checks.sh [BUILD_DIR] [STEPS], STEPS a comma list of
-# tests,ctest,memcheck,bench,cli (default all).
+# tests,ctest,memcheck,bench,cli,refine (default all).
 set -u
 build=${1:-build-gpu}
-steps=${2:-tests,ctest,memcheck,bench,cli}
+steps=${2:-tests,ctest,memcheck,bench,cli,refine}
 out=${OUT:-/tmp/rbf-out}
 mkdir -p "$out"
 root=$(pwd)
@@ -60,5 +60,17 @@ if has cli; then
   "$build/app/rbfnet" evaluate --model /tmp/diabetes.rbfn --data data/diabetes.csv --target progression \
     >> "$out/cli.txt" 2>&1 || status=1
   sed -n '/CUDA devices/,$p' "$out/cli.txt"
+fi
+if has refine; then
+  echo "== refinement: one epoch GPU vs CPU, and training with refinement on each backend"
+  timeout 240 "$build/bench/gpu_bench" refine --cpu-threads "$(nproc)" --cpu-reps 2 2>&1 | tee "$out/refine_bench.txt"
+  for b in cpu gpu; do
+    "$build/app/rbfnet" train --data data/diabetes.csv --target progression --backend $b --nodes 30 \
+      --precision float64 --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 10 --quiet \
+      --out "/tmp/refine_$b.rbfn" > "$out/refine_train_$b.txt" 2>&1 || status=1
+    "$build/app/rbfnet" predict --model "/tmp/refine_$b.rbfn" --data data/diabetes.csv \
+      --out "$out/refine_predictions_$b.csv" >> "$out/refine_train_$b.txt" 2>&1 || status=1
+    grep -E "refine|validation" "$out/refine_train_$b.txt" | cut -c1-240
+  done
 fi
 exit $status

@@ -14,6 +14,7 @@ enum class Strategy { ols, max_residual };
 enum class BackendKind { cpu, gpu, auto_select };
 enum class Precision { float32, float64 };
 enum class GpuMemory { auto_select, device, mapped };
+enum class RefineMethod { adam, lm };
 
 struct DataConfig {
   std::string path;                   // training CSV
@@ -49,6 +50,19 @@ struct StoppingConfig {
   double max_seconds = 0.0;     // wall-clock limit; 0 = none
 };
 
+// Refinement: joint optimization of every center, width (as log sigma) and output weight on
+// 0.5 * (mean squared standardized error + ridge * ||W||^2), guarded by validation.
+struct RefineConfig {
+  std::size_t every = 0;        // refine after every K nodes during growth; 0 = never
+  bool at_end = false;          // refine the kept model once growth stops
+  RefineMethod method = RefineMethod::adam;  // adam (full-batch gradients) or lm (Levenberg-Marquardt)
+  std::size_t epochs = 50;      // adam: gradient steps; lm: accepted damped Gauss-Newton steps
+  double learning_rate = 0.01;  // adam step size, in standardized units
+  double damping = 1e-3;        // lm: initial damping, relative to diag(J^T J)
+  double ridge = 0.0;           // L2 penalty on the output weights, >= 0
+  std::size_t patience = 10;    // epochs without improvement before stopping early; 0 = off
+};
+
 struct BackendConfig {
   BackendKind kind = BackendKind::auto_select;
   std::size_t switch_at_nodes = 0;  // auto: force the switch at this node count; 0 = cost model
@@ -82,6 +96,7 @@ struct Config {
   CandidateConfig candidates;
   TrainerConfig trainer;
   StoppingConfig stopping;
+  RefineConfig refine;
   BackendConfig backend;
   LoggingConfig logging;
   OutputConfig output;

@@ -31,7 +31,7 @@ using YAML::Node;
 // Turns a key path into the subject of an error message (a file position, a flag).
 using KeyNamer = std::function<std::string(const std::string& key_path)>;
 
-const char* const kSections[] = {"data", "candidates", "trainer", "stopping", "backend", "logging", "output"};
+const char* const kSections[] = {"data", "candidates", "trainer", "stopping", "refine", "backend", "logging", "output"};
 
 // ---------------------------------------------------------------------------------------------
 // Text helpers
@@ -60,6 +60,11 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 // Shortest decimal text that reads back to exactly `value`, so written configs round-trip.
 std::string format_real(double value) {
   char buffer[40];
+  // Whole numbers as such: "10", not "1e+01".
+  if (std::abs(value) < 1e15 && value == std::floor(value)) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
     if (std::strtod(buffer, nullptr) == value) break;
@@ -523,6 +528,19 @@ std::vector<Field> build_fields() {
   f.push_back(unsigned_field("stopping", "patience", member(&C::stopping, &StoppingConfig::patience), std::size_t{0}));
   f.push_back(real_field("stopping", "max_seconds", member(&C::stopping, &StoppingConfig::max_seconds),
                          RealRange{0.0, false, kNoLimit, false}));
+  // refine
+  f.push_back(unsigned_field("refine", "every", member(&C::refine, &RefineConfig::every), std::size_t{0}));
+  f.push_back(bool_field("refine", "at_end", member(&C::refine, &RefineConfig::at_end)));
+  f.push_back(choice_field("refine", "method", member(&C::refine, &RefineConfig::method),
+                           std::vector<Choice<RefineMethod>>{{RefineMethod::adam, "adam"}, {RefineMethod::lm, "lm"}}));
+  f.push_back(unsigned_field("refine", "epochs", member(&C::refine, &RefineConfig::epochs), std::size_t{1}));
+  f.push_back(real_field("refine", "learning_rate", member(&C::refine, &RefineConfig::learning_rate),
+                         RealRange{0.0, true, 10.0, false}));
+  f.push_back(real_field("refine", "damping", member(&C::refine, &RefineConfig::damping),
+                         RealRange{0.0, true, 1e10, false}));
+  f.push_back(real_field("refine", "ridge", member(&C::refine, &RefineConfig::ridge),
+                         RealRange{0.0, false, 1e6, false}));
+  f.push_back(unsigned_field("refine", "patience", member(&C::refine, &RefineConfig::patience), std::size_t{0}));
   // backend
   f.push_back(
       choice_field("backend", "kind", member(&C::backend, &BackendConfig::kind),

@@ -16,6 +16,7 @@
 #include "model/calibration_cache.hpp"
 #include "model/fault_injection.hpp"
 #include "model/gaussian_columns.hpp"
+#include "model/refine.hpp"
 #include "model/triangular.hpp"
 
 namespace rbf::model {
@@ -151,13 +152,11 @@ struct ValidationScore {
   double rmse = -1, accuracy = -1;
 };
 
-template <typename T>
-ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, const std::vector<double>& w,
-                                 std::size_t nodes, bool classify, std::vector<double>& scratch) {
+// Scores standardized validation predictions (nv x k); `pred` is turned into target units.
+ValidationScore score_predictions(const PreparedData& p, bool classify, std::vector<double>& scratch) {
   ValidationScore score;
   const std::size_t nv = p.val_rows.size();
   if (nv == 0) return score;
-  backend.predict_validation(w.data(), nodes, scratch);
   if (!classify) p.y_scaler.inverse_transform(scratch.data(), nv);
   double sse = 0;
   for (std::size_t i = 0; i < scratch.size(); ++i) {
@@ -175,6 +174,14 @@ ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, con
     score.accuracy = static_cast<double>(right) / static_cast<double>(nv);
   }
   return score;
+}
+
+template <typename T>
+ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, const std::vector<double>& w,
+                                 std::size_t nodes, bool classify, std::vector<double>& scratch) {
+  if (p.val_rows.empty()) return ValidationScore();
+  backend.predict_validation(w.data(), nodes, scratch);
+  return score_predictions(p, classify, scratch);
 }
 
 template <typename T>
@@ -264,22 +271,250 @@ class GrowthRun {
     return a;
   }
 
-  // Rebuilds the model grown so far on `b` by re-adding the chosen nodes in order; R and
-  // Q^T Y are recomputed from b's own arithmetic so that everything stays consistent.
-  void replay(Backend<T>& b) {
+  // Rebuilds the model grown so far on `b` by re-adding its nodes in order; R and Q^T Y are
+  // recomputed from b's own arithmetic so that everything stays consistent. Nodes still at
+  // their candidates are re-added as those candidates (growth's own arithmetic, so that a
+  // resumed run matches an uninterrupted one); after a refinement moved them, nodes are
+  // added where they are now. With `drop_dependent`, a moved node that became dependent on
+  // the earlier ones (two nodes refined onto each other) leaves the model instead.
+  void replay(Backend<T>& b, bool drop_dependent = false) {
     std::vector<double> a = start(b), h;
     theta_ = a;
     r_.set_column(0, {std::sqrt(static_cast<double>(n_))});
     for (std::size_t c : skipped_) b.mark_used(c);
-    for (std::size_t j = 0; j < chosen_.size(); ++j) {
-      const double norm = b.add_node(chosen_[j], config_.trainer.dependency_tol, h);
-      if (!(norm > 0)) throw RuntimeError("internal error: a node became dependent while rebuilding the model");
+    if (nodes_moved_)
+      for (std::size_t c : chosen_) b.mark_used(c);
+    const double tol = config_.trainer.dependency_tol;
+    std::vector<T> center(p_.d);
+    for (std::size_t j = 0; j < chosen_.size();) {
+      std::copy_n(node_centers_.begin() + static_cast<std::ptrdiff_t>(j * p_.d), p_.d, center.begin());
+      const auto width = static_cast<T>(node_widths_[j]);
+      const double norm = nodes_moved_ ? b.add_node_at(center.data(), width, tol, h) : b.add_node(chosen_[j], tol, h);
+      if (!(norm > 0)) {
+        if (!drop_dependent || !nodes_moved_)
+          throw RuntimeError("internal error: a node became dependent while rebuilding the model");
+        skipped_.push_back(chosen_[j]);
+        chosen_.erase(chosen_.begin() + static_cast<std::ptrdiff_t>(j));
+        node_centers_.erase(node_centers_.begin() + static_cast<std::ptrdiff_t>(j * p_.d),
+                            node_centers_.begin() + static_cast<std::ptrdiff_t>((j + 1) * p_.d));
+        node_widths_.erase(node_widths_.begin() + static_cast<std::ptrdiff_t>(j));
+        continue;
+      }
       b.update(ols_, a);
       h.push_back(norm);
       r_.set_column(j + 1, h);
       theta_.insert(theta_.end(), a.begin(), a.end());
-      if (nv_ > 0) b.add_validation_column(chosen_[j]);
+      if (nv_ > 0) {
+        if (nodes_moved_) {
+          b.add_validation_column_at(center.data(), width);
+        } else {
+          b.add_validation_column(chosen_[j]);
+        }
+      }
+      ++j;
     }
+  }
+
+  // Appends candidate c as the newest node (host record only).
+  void commit_node(std::size_t c) {
+    chosen_.push_back(c);
+    node_centers_.insert(node_centers_.end(), pool_.centers.begin() + static_cast<std::ptrdiff_t>(c * p_.d),
+                         pool_.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p_.d));
+    node_widths_.push_back(pool_.widths[c]);
+  }
+
+  // ---- Refinement (model/refine.hpp) ----
+
+  // The refinement engine of the backend in use: created on first use and after a move.
+  // Where the GPU engine cannot be created, refinement runs on the CPU and says so.
+  RefineEngine<T>& refine_engine(std::vector<std::string>& events) {
+    const std::string kind = backend_->name();
+    if (engine_ && engine_kind_ == kind) return *engine_;
+    engine_.reset();
+    if (kind == "gpu") {
+      try {
+        engine_ = make_refine_engine<T>(BackendKind::gpu, config_.backend, config_.trainer.threads);
+      } catch (const std::runtime_error& e) {  // InputError (no CUDA) or gpu::Error
+        events.push_back(std::string("refinement runs on the CPU: ") + e.what());
+        spdlog::warn("{}", events.back());
+      }
+    }
+    if (!engine_) engine_ = make_refine_engine<T>(BackendKind::cpu, config_.backend, config_.trainer.threads);
+    engine_kind_ = kind;
+    engine_->set_data(x_.data(), n_, p_.d, y_.data(), k_, xv_.data(), nv_);
+    return *engine_;
+  }
+
+  // The first `keep` nodes with their least-squares weights, as refinement parameters.
+  NodeParams node_params(std::size_t keep) const {
+    std::vector<double> w;
+    r_.solve(theta_, k_, keep, w);
+    NodeParams p(keep, p_.d, k_);
+    std::copy_n(node_centers_.begin(), keep * p_.d, p.centers());
+    for (std::size_t j = 0; j < keep; ++j) p.log_widths()[j] = std::log(node_widths_[j]);
+    std::copy(w.begin() + static_cast<std::ptrdiff_t>(k_), w.end(), p.weights());
+    std::copy_n(w.begin(), k_, p.bias());
+    return p;
+  }
+
+  // Runs the configured optimizer, scored on validation RMSE when there is a validation set.
+  RefineOutcome optimize(RefineEngine<T>& engine, const NodeParams& start, bool classify) {
+    RefineScorer scorer;
+    if (nv_ > 0) {
+      scorer = [&](const NodeParams& q) {
+        std::vector<double> pred;
+        engine.predict_validation(q, pred);
+        return score_predictions(p_, classify, pred).rmse;
+      };
+    }
+    return refine(engine, start, n_, config_.refine, scorer);
+  }
+
+  std::string describe(const RefineOutcome& out, const std::string& engine, std::size_t nodes) const {
+    return fmt::format("refine {} nodes on the {} ({}, {} epochs, best at {}; {})", nodes, engine,
+                       config_.refine.method == RefineMethod::lm ? "lm" : "adam", out.epochs, out.best_epoch,
+                       out.stop_reason);
+  }
+
+  // refine.every: refines every node grown so far, rebuilds Q, R and the candidate
+  // statistics from the moved nodes, and keeps the result only if the rebuilt model's
+  // validation error (training error without validation) beats the model before it.
+  // `val_rmse` is the current model's; train_rmse is updated. Returns the log line.
+  std::string refine_growing(bool classify, double val_rmse, double& train_rmse, double total_sse0,
+                             std::vector<std::string>& events) {
+    const std::size_t t = chosen_.size();
+    RefineEngine<T>& engine = refine_engine(events);
+    const RefineOutcome out = optimize(engine, node_params(t), classify);
+    const std::string what = describe(out, engine.name(), t);
+    if (!out.improved()) return what + ": no improvement, nodes kept";
+
+    // What the rebuild replaces, to roll back to; and the best model so far if it is a
+    // shorter prefix of the current nodes, which the rebuild cannot reproduce.
+    const std::vector<double> old_centers = node_centers_, old_widths = node_widths_;
+    const std::vector<std::size_t> old_chosen = chosen_, old_skipped = skipped_;
+    const bool old_moved = nodes_moved_;
+    std::unique_ptr<Network> snapshot;
+    if (nv_ > 0 && !best_snapshot_ && best_nodes_ < t) snapshot = std::make_unique<Network>(assemble(best_nodes_));
+    const double snapshot_rmse = nv_ > 0 && best_nodes_ < t ? train_rmse_at_[best_nodes_] : 0.0;
+    auto roll_back = [&] {
+      node_centers_ = old_centers;
+      node_widths_ = old_widths;
+      chosen_ = old_chosen;
+      skipped_ = old_skipped;
+      nodes_moved_ = old_moved;
+      replay(*backend_);
+    };
+
+    std::copy_n(out.best.centers(), t * p_.d, node_centers_.begin());
+    for (std::size_t j = 0; j < t; ++j) node_widths_[j] = std::exp(out.best.log_widths()[j]);
+    nodes_moved_ = true;
+    double new_rmse = 0;
+    ValidationScore v;
+    try {
+      replay(*backend_, /*drop_dependent=*/true);
+      double sse = total_sse0;
+      for (std::size_t i = k_; i < theta_.size(); ++i) sse -= theta_[i] * theta_[i];
+      new_rmse = std::sqrt(std::max(0.0, sse) / static_cast<double>(n_ * k_));
+      if (nv_ > 0) {
+        std::vector<double> w, scratch;
+        r_.solve(theta_, k_, chosen_.size(), w);
+        v = score_validation(*backend_, p_, w, chosen_.size(), classify, scratch);
+      }
+    } catch (const gpu::Error&) {
+      // The host record goes back to the nodes before refinement; the caller moves the run
+      // off the failed GPU by replaying them.
+      node_centers_ = old_centers;
+      node_widths_ = old_widths;
+      chosen_ = old_chosen;
+      skipped_ = old_skipped;
+      nodes_moved_ = old_moved;
+      throw;
+    }
+    const bool better = nv_ > 0 ? v.rmse < val_rmse : new_rmse < train_rmse;
+    if (!better) {
+      roll_back();
+      return what + fmt::format(": the rebuilt model was not better ({} {:.5g} vs {:.5g}); rolled back",
+                                nv_ > 0 ? "validation RMSE" : "training RMSE", nv_ > 0 ? v.rmse : new_rmse,
+                                nv_ > 0 ? val_rmse : train_rmse);
+    }
+    const std::size_t kept = chosen_.size();
+    train_rmse_at_.resize(kept + 1);
+    train_rmse_at_[kept] = new_rmse;
+    if (snapshot) {
+      best_snapshot_ = std::move(snapshot);
+      best_snapshot_train_rmse_ = snapshot_rmse;
+    }
+    std::string result = what + fmt::format(": training RMSE {:.5g} -> {:.5g}", train_rmse, new_rmse);
+    if (nv_ > 0) {
+      result += fmt::format(", validation RMSE {:.5g} -> {:.5g}", val_rmse, v.rmse);
+      if (v.rmse < best_val_rmse_) {
+        best_val_rmse_ = v.rmse;
+        best_val_accuracy_ = v.accuracy;
+        best_nodes_ = kept;
+        best_snapshot_.reset();
+        since_best_ = 0;
+      }
+    }
+    if (kept < t) result += fmt::format("; {} nodes became dependent and were dropped", t - kept);
+    train_rmse = new_rmse;
+    return result;
+  }
+
+  // refine.at_end: refines the kept model and keeps the refined one only if it is better
+  // on validation (on the training objective without validation).
+  void refine_at_end(TrainResult& result, bool classify) {
+    Network& net = result.network;
+    const std::size_t t = net.nodes();
+    if (t == 0) {
+      result.events.push_back("refine at the end: the model has no nodes to refine");
+      return;
+    }
+    const auto t0 = Clock::now();
+    RefineEngine<T>& engine = refine_engine(result.events);
+    NodeParams start(t, p_.d, k_);
+    std::copy(net.centers.begin(), net.centers.end(), start.centers());
+    for (std::size_t j = 0; j < t; ++j) start.log_widths()[j] = std::log(net.widths[j]);
+    std::copy(net.weights.begin(), net.weights.end(), start.weights());
+    std::copy(net.bias.begin(), net.bias.end(), start.bias());
+    const RefineOutcome out = optimize(engine, start, classify);
+    std::string what = "at the end: " + describe(out, engine.name(), t);
+    if (out.improved()) {
+      const NodeParams& best = out.best;
+      std::copy_n(best.centers(), t * p_.d, net.centers.begin());
+      for (std::size_t j = 0; j < t; ++j) net.widths[j] = std::exp(best.log_widths()[j]);
+      std::copy_n(best.weights(), t * k_, net.weights.begin());
+      std::copy_n(best.bias(), k_, net.bias.begin());
+      const double sse = 2.0 * engine.loss_gradient(best, nullptr);
+      const double rmse = std::sqrt(sse / static_cast<double>(n_ * k_));
+      what += fmt::format(": training RMSE {:.5g} -> {:.5g}", result.final_train_rmse, rmse);
+      result.final_train_rmse = rmse;
+      if (nv_ > 0) {
+        std::vector<double> pred;
+        engine.predict_validation(best, pred);
+        const ValidationScore v = score_predictions(p_, classify, pred);
+        what += fmt::format(", validation RMSE {:.5g} -> {:.5g}", result.best_val_rmse, v.rmse);
+        result.best_val_rmse = v.rmse;
+        result.best_val_accuracy = v.accuracy;
+      }
+    } else {
+      what += ": no improvement, model kept";
+    }
+    const double ms = ms_since(t0);
+    result.refine_seconds += ms / 1000.0;
+    result.events.push_back(what + fmt::format(" ({:.1f} ms)", ms));
+    spdlog::info("{}", result.events.back());
+  }
+
+  // The model to save: the best on validation (a snapshot when a refinement replaced the
+  // nodes it was made of), or the last without validation.
+  Network best_network() const {
+    if (nv_ == 0) return assemble(chosen_.size());
+    if (best_snapshot_) return *best_snapshot_;
+    return assemble(best_nodes_);
+  }
+  double best_train_rmse() const {
+    if (nv_ == 0) return train_rmse_at_[chosen_.size()];
+    return best_snapshot_ ? best_snapshot_train_rmse_ : train_rmse_at_[best_nodes_];
   }
 
   // Moves the run onto a new backend of `kind`; returns the milliseconds it took.
@@ -389,6 +624,14 @@ class GrowthRun {
   UpperTriangular r_;                // R of [1, Phi_selected] = Q R
   std::vector<double> theta_;        // Q^T Y, row-major (nodes + 1) x k
   std::vector<std::size_t> chosen_;  // candidate per node
+  std::vector<double> node_centers_; // nodes x d, standardized: where each node is now
+  std::vector<double> node_widths_;  // nodes
+  bool nodes_moved_ = false;         // a refinement moved the nodes off their candidates
+  std::unique_ptr<Network> best_snapshot_;  // the best model when no prefix of the nodes is
+  double best_snapshot_train_rmse_ = 0;
+  std::unique_ptr<RefineEngine<T>> engine_;
+  std::string engine_kind_;          // the backend the engine was made for
+  std::size_t grown_since_refine_ = 0;  // nodes added since the last refinement (refine.every)
   std::vector<std::size_t> skipped_; // candidates found dependent
   std::vector<double> train_rmse_at_;
   std::size_t best_nodes_ = 0, since_best_ = 0;
@@ -413,12 +656,8 @@ Network GrowthRun<T>::assemble(std::size_t keep) const {
   net.y_scaler = p_.y_scaler;
   net.bias.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(k_));
   net.weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(k_), weights.end());
-  for (std::size_t j = 0; j < keep; ++j) {
-    const std::size_t c = chosen_[j];
-    net.centers.insert(net.centers.end(), pool_.centers.begin() + static_cast<std::ptrdiff_t>(c * p_.d),
-                       pool_.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p_.d));
-    net.widths.push_back(pool_.widths[c]);
-  }
+  net.centers.assign(node_centers_.begin(), node_centers_.begin() + static_cast<std::ptrdiff_t>(keep * p_.d));
+  net.widths.assign(node_widths_.begin(), node_widths_.begin() + static_cast<std::ptrdiff_t>(keep));
   net.provenance.backend = backend_ ? backend_->name() : "";
   return net;
 }
@@ -436,6 +675,18 @@ TrainingState GrowthRun<T>::state() const {
   s.train_rmse_at = train_rmse_at_;
   s.candidates = count_;
   s.data_sha256 = options_.data_sha256;
+  s.grown_since_refine = grown_since_refine_;
+  if (nodes_moved_) {
+    s.node_centers = node_centers_;
+    s.node_widths = node_widths_;
+  }
+  if (nv_ > 0 && best_snapshot_) {
+    const Network& b = *best_snapshot_;
+    s.best_snapshot_nodes = b.nodes();
+    for (const auto* part : {&b.centers, &b.widths, &b.weights, &b.bias})
+      s.best_snapshot.insert(s.best_snapshot.end(), part->begin(), part->end());
+    s.best_snapshot_train_rmse = best_snapshot_train_rmse_;
+  }
   return s;
 }
 
@@ -449,6 +700,35 @@ void GrowthRun<T>::resume(const TrainingState& s) {
     throw InputError("the checkpoint was made from different training data (SHA-256 differs)");
   chosen_ = s.chosen;
   skipped_ = s.skipped;
+  node_centers_.clear();
+  node_widths_.clear();
+  for (std::size_t c : chosen_) {
+    node_centers_.insert(node_centers_.end(), pool_.centers.begin() + static_cast<std::ptrdiff_t>(c * p_.d),
+                         pool_.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p_.d));
+    node_widths_.push_back(pool_.widths[c]);
+  }
+  if (!s.node_widths.empty()) {
+    if (s.node_centers.size() != chosen_.size() * p_.d)
+      throw InputError("the checkpoint's node centers do not match this data's " + std::to_string(p_.d) + " features");
+    node_centers_ = s.node_centers;
+    node_widths_ = s.node_widths;
+    nodes_moved_ = true;
+  }
+  if (s.best_snapshot_nodes > 0) {
+    const std::size_t m = s.best_snapshot_nodes;
+    if (s.best_snapshot.size() != m * (p_.d + 1 + k_) + k_)
+      throw InputError("the checkpoint's best model does not match this data's features and outputs");
+    best_snapshot_ = std::make_unique<Network>(assemble(0));
+    auto at = s.best_snapshot.begin();
+    for (auto* part : {&best_snapshot_->centers, &best_snapshot_->widths, &best_snapshot_->weights, &best_snapshot_->bias}) {
+      const std::size_t size = part == &best_snapshot_->centers ? m * p_.d
+                               : part == &best_snapshot_->widths ? m
+                               : part == &best_snapshot_->weights ? m * k_ : k_;
+      part->assign(at, at + static_cast<std::ptrdiff_t>(size));
+      at += static_cast<std::ptrdiff_t>(size);
+    }
+    best_snapshot_train_rmse_ = s.best_snapshot_train_rmse;
+  }
   replay(*backend_);
   iteration_ = s.iteration;
   train_rmse_at_ = s.train_rmse_at;
@@ -457,6 +737,7 @@ void GrowthRun<T>::resume(const TrainingState& s) {
   best_val_rmse_ = s.best_val_rmse;
   best_val_accuracy_ = s.best_val_accuracy;
   elapsed_before_ = s.elapsed_seconds;
+  grown_since_refine_ = s.grown_since_refine;
 }
 
 template <typename T>
@@ -590,7 +871,7 @@ TrainResult GrowthRun<T>::run() {
           h.push_back(norm);
           r_.set_column(chosen_.size() + 1, h);
           theta_.insert(theta_.end(), a.begin(), a.end());
-          chosen_.push_back(c);
+          commit_node(c);
         } else {
           rec.dependent = true;
           skipped_.push_back(c);
@@ -613,6 +894,8 @@ TrainResult GrowthRun<T>::run() {
       if (theta_.size() != theta_size) {  // the fault came after the node was committed
         theta_.resize(theta_size);
         chosen_.pop_back();
+        node_centers_.resize(chosen_.size() * p_.d);
+        node_widths_.pop_back();
       }
       --iteration_;
       policy.reset();
@@ -641,6 +924,7 @@ TrainResult GrowthRun<T>::run() {
           best_val_rmse_ = rec.val_rmse;
           best_val_accuracy_ = rec.val_accuracy;
           best_nodes_ = chosen_.size();
+          best_snapshot_.reset();
           since_best_ = 0;
         } else {
           ++since_best_;
@@ -651,17 +935,40 @@ TrainResult GrowthRun<T>::run() {
     rec.train_rmse = train_rmse;
     rec.total_ms = ms_since(t0);
 
+    // Counted, not `nodes % every`: a refinement that drops dependent nodes would otherwise
+    // fire again at the same node count after growth refills them.
+    if (!rec.dependent && config_.refine.every > 0 && ++grown_since_refine_ >= config_.refine.every) {
+      grown_since_refine_ = 0;
+      const auto t4 = Clock::now();
+      try {
+        rec.event = refine_growing(classify, rec.val_rmse, train_rmse, total_sse0, result.events);
+      } catch (const gpu::Error& e) {
+        if (requested != BackendKind::auto_select || backend_->name() != "gpu") throw;
+        policy.reset();
+        const double ms = move_to(BackendKind::cpu);
+        rec.event = fmt::format("GPU failure while refining ({}); rebuilt {} nodes on the CPU in {:.1f} ms and "
+                                "continued without this refinement", e.what(), chosen_.size(), ms);
+      }
+      rec.refine_ms = ms_since(t4);
+      result.refine_seconds += rec.refine_ms / 1000.0;
+      rec.event += fmt::format(" ({:.1f} ms)", rec.refine_ms);
+      spdlog::info("{}", rec.event);
+      result.events.push_back(rec.event);
+    }
+
     if (policy && !rec.dependent &&
         policy->should_switch(shape(), rec.total_ms, max_nodes - chosen_.size(), migration_bytes())) {
       policy.reset();
+      std::string event;
       try {
         const double ms = move_to(BackendKind::gpu);
-        rec.event = fmt::format("switch cpu->gpu at {} nodes: migration {:.1f} ms", chosen_.size(), ms);
+        event = fmt::format("switch cpu->gpu at {} nodes: migration {:.1f} ms", chosen_.size(), ms);
       } catch (const gpu::Error& e) {
-        rec.event = fmt::format("switch to the GPU failed ({}); staying on the CPU", e.what());
+        event = fmt::format("switch to the GPU failed ({}); staying on the CPU", e.what());
       }
-      spdlog::info("{}", rec.event);
-      result.events.push_back(rec.event);
+      spdlog::info("{}", event);
+      result.events.push_back(event);
+      rec.event += (rec.event.empty() ? "" : "; ") + event;
     }
     result.iterations.push_back(rec);
     if (options_.on_iteration) options_.on_iteration(rec);
@@ -676,7 +983,7 @@ TrainResult GrowthRun<T>::run() {
       break;
     }
     if (options_.checkpoint_every > 0 && options_.on_checkpoint && iteration_ % options_.checkpoint_every == 0) {
-      Network checkpoint = assemble(nv_ > 0 ? best_nodes_ : chosen_.size());
+      Network checkpoint = best_network();
       TrainingState st = state();
       st.elapsed_seconds = elapsed();
       checkpoint.training_state = encode_training_state(st);
@@ -686,8 +993,7 @@ TrainResult GrowthRun<T>::run() {
   result.seconds = ms_since(loop_start) / 1000.0;
 
   // Keep the best model on validation, or the last one without validation.
-  const std::size_t keep = nv_ > 0 ? best_nodes_ : chosen_.size();
-  result.network = assemble(keep);
+  result.network = best_network();
   std::string used;
   for (const auto& rec : result.iterations)
     if (used.find(rec.backend) == std::string::npos) used += (used.empty() ? "" : "+") + rec.backend;
@@ -697,9 +1003,10 @@ TrainResult GrowthRun<T>::run() {
     st.elapsed_seconds = elapsed();
     result.network.training_state = encode_training_state(st);
   }
-  result.final_train_rmse = train_rmse_at_[keep];
+  result.final_train_rmse = best_train_rmse();
   result.best_val_rmse = best_val_rmse_;
   result.best_val_accuracy = best_val_accuracy_;
+  if (config_.refine.at_end && !result.interrupted) refine_at_end(result, classify);
   return result;
 }
 

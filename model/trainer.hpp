@@ -23,6 +23,7 @@ struct IterationRecord {
   std::size_t nodes = 0;       // Gaussian nodes after this iteration
   std::string backend;         // "cpu" or "gpu"
   double select_ms = 0, add_ms = 0, update_ms = 0, evaluate_ms = 0, total_ms = 0;
+  double refine_ms = 0;        // a refinement after this iteration (refine.every), rebuild included; not in total_ms
   double train_rmse = 0;       // RMSE of the standardized targets (1 = predicting the mean)
   double val_rmse = -1;        // validation RMSE in target units (one-hot for classes); -1 = none
   double val_accuracy = -1;    // classification only; -1 = none
@@ -36,7 +37,8 @@ struct TrainResult {
   Network network;
   std::vector<IterationRecord> iterations;
   std::string stop_reason;
-  double seconds = 0;          // wall time of the growth loop
+  double seconds = 0;          // wall time of the growth loop (refinements during growth included)
+  double refine_seconds = 0;   // wall time of every refinement, rebuilds included
   double setup_seconds = 0;    // data transfer, candidate evaluation, initial pass
   std::size_t train_rows = 0, validation_rows = 0, candidates = 0;
   bool candidates_stored = true;

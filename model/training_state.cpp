@@ -12,7 +12,9 @@ namespace rbf::model {
 
 namespace {
 
-constexpr const char* kHeader = "rbfnet-training-state 1";
+// Version 2 adds the refinement fields and the closing "end"; version 1 is still read.
+constexpr const char* kHeader = "rbfnet-training-state 2";
+constexpr const char* kHeaderV1 = "rbfnet-training-state 1";
 
 template <typename V>
 void put_list(std::ostringstream& out, const char* key, const std::vector<V>& values) {
@@ -26,9 +28,12 @@ class StateReader {
  public:
   StateReader(const std::string& text, const std::string& name) : in_(text), name_(name) {}
 
-  void expect_header() {
+  // Returns the version.
+  int expect_header() {
     std::string line;
-    if (!std::getline(in_, line) || line != kHeader) fail("it is not an rbfnet training state");
+    if (std::getline(in_, line) && line == kHeader) return 2;
+    if (line == kHeaderV1) return 1;
+    fail("it is not an rbfnet training state");
   }
   void key(const char* expected) {
     std::string k;
@@ -47,6 +52,12 @@ class StateReader {
     const double v = std::strtod(token.c_str(), &end);
     if (!end || *end != '\0' || !std::isfinite(v)) fail("'" + current_ + "' holds '" + token + "', not a finite number");
     return v;
+  }
+  // Reads the next key into `k`; false at the end of the text.
+  bool next_key(std::string& k) {
+    if (!(in_ >> k)) return false;
+    current_ = k;
+    return true;
   }
   std::string word() {
     std::string token;
@@ -82,13 +93,24 @@ std::string encode_training_state(const TrainingState& s) {
   out << "elapsed_seconds " << s.elapsed_seconds << '\n';
   out << "candidates " << s.candidates << '\n';
   out << "data_sha256 " << (s.data_sha256.empty() ? "-" : s.data_sha256) << '\n';
+  if (!s.node_widths.empty()) {
+    put_list(out, "node_centers", s.node_centers);
+    put_list(out, "node_widths", s.node_widths);
+  }
+  if (s.best_snapshot_nodes > 0) {
+    out << "best_snapshot_nodes " << s.best_snapshot_nodes << '\n';
+    put_list(out, "best_snapshot", s.best_snapshot);
+    out << "best_snapshot_train_rmse " << s.best_snapshot_train_rmse << '\n';
+  }
+  out << "grown_since_refine " << s.grown_since_refine << '\n';
+  out << "end\n";  // optional fields precede it; a state cut short lacks it
   return out.str();
 }
 
 TrainingState decode_training_state(const std::string& text, const std::string& name) {
   StateReader r(text, name);
   TrainingState s;
-  r.expect_header();
+  const int version = r.expect_header();
   r.key("iteration");
   s.iteration = r.count(kLimit);
   r.key("chosen");
@@ -115,6 +137,35 @@ TrainingState decode_training_state(const std::string& text, const std::string& 
   r.key("data_sha256");
   s.data_sha256 = r.word();
   if (s.data_sha256 == "-") s.data_sha256.clear();
+  // Optional fields (refinement), in any order, then "end".
+  std::string name_read;
+  while (version >= 2) {
+    if (!r.next_key(name_read)) r.fail("it ends before its 'end' line");
+    if (name_read == "end") break;
+    if (name_read == "node_centers") {
+      s.node_centers.resize(r.count(text.size()));
+      for (auto& v : s.node_centers) v = r.real();
+      r.key("node_widths");
+      s.node_widths.resize(r.count(text.size()));
+      for (auto& v : s.node_widths) {
+        v = r.real();
+        if (!(v > 0)) r.fail("a node width is not positive");
+      }
+      if (s.node_widths.size() != s.chosen.size()) r.fail("node_widths does not match the nodes chosen");
+    } else if (name_read == "best_snapshot_nodes") {
+      s.best_snapshot_nodes = r.count(kLimit);
+      if (s.best_snapshot_nodes == 0) r.fail("best_snapshot_nodes is 0");
+      r.key("best_snapshot");
+      s.best_snapshot.resize(r.count(text.size()));
+      for (auto& v : s.best_snapshot) v = r.real();
+      r.key("best_snapshot_train_rmse");
+      s.best_snapshot_train_rmse = r.real();
+    } else if (name_read == "grown_since_refine") {
+      s.grown_since_refine = r.count(kLimit);
+    } else {
+      r.fail("unknown field '" + name_read + "'");
+    }
+  }
 
   if (s.best_nodes > s.chosen.size()) r.fail("best_nodes exceeds the nodes chosen");
   if (s.train_rmse_at.size() != s.chosen.size() + 1) r.fail("train_rmse_at does not match the nodes chosen");

@@ -24,6 +24,15 @@ struct TrainingState {
   double elapsed_seconds = 0;           // growth time so far (for max_seconds)
   std::size_t candidates = 0;           // pool size, checked on resume
   std::string data_sha256;              // the training file's digest, checked on resume
+  // After a refinement moved the nodes off their candidates: where they are now (standardized
+  // units; nodes x d row-major, and nodes). Empty when no refinement was kept.
+  std::vector<double> node_centers, node_widths;
+  // When the best model is no prefix of the current nodes (it was made before a refinement):
+  // its centers, widths, weights and bias (Network's fields, in that order) and training RMSE.
+  std::size_t best_snapshot_nodes = 0;
+  std::vector<double> best_snapshot;
+  double best_snapshot_train_rmse = 0;
+  std::size_t grown_since_refine = 0;   // nodes added since the last refinement (refine.every)
 };
 
 // Text form stored in the checkpoint; decode checks every field and throws rbf::InputError

@@ -47,6 +47,14 @@ void check_same(const Config& a, const Config& b) {
   CHECK(a.stopping.goal == b.stopping.goal);
   CHECK(a.stopping.patience == b.stopping.patience);
   CHECK(a.stopping.max_seconds == b.stopping.max_seconds);
+  CHECK(a.refine.every == b.refine.every);
+  CHECK(a.refine.at_end == b.refine.at_end);
+  CHECK(a.refine.method == b.refine.method);
+  CHECK(a.refine.epochs == b.refine.epochs);
+  CHECK(a.refine.learning_rate == b.refine.learning_rate);
+  CHECK(a.refine.damping == b.refine.damping);
+  CHECK(a.refine.ridge == b.refine.ridge);
+  CHECK(a.refine.patience == b.refine.patience);
   CHECK(a.backend.kind == b.backend.kind);
   CHECK(a.backend.switch_at_nodes == b.backend.switch_at_nodes);
   CHECK(a.backend.confirm == b.backend.confirm);
@@ -90,6 +98,14 @@ Config all_changed() {
   c.stopping.goal = 0.01;
   c.stopping.patience = 0;
   c.stopping.max_seconds = 3600.5;
+  c.refine.every = 7;
+  c.refine.at_end = true;
+  c.refine.method = rbf::model::RefineMethod::lm;
+  c.refine.epochs = 33;
+  c.refine.learning_rate = 0.003;
+  c.refine.damping = 0.25;
+  c.refine.ridge = 1e-4;
+  c.refine.patience = 4;
   c.backend.kind = BackendKind::gpu;
   c.backend.switch_at_nodes = 40;
   c.backend.confirm = 1;
@@ -244,13 +260,17 @@ TEST_CASE("config: wrong types name the key and the expected type") {
         "cfg.yaml:2:3: 'candidates.pool' must be an integer >= 1, got nothing");
   CHECK(parse_error("- a\n- b\n") ==
         "cfg.yaml:1:1: a config must be a map of sections (data, candidates, trainer, stopping, "
-        "backend, logging, output), got a list");
+        "refine, backend, logging, output), got a list");
   CHECK(contains(parse_error("stopping:\n  max_nodes: 99999999999999999999999\n"),
                  "'stopping.max_nodes' must be an integer >= 1"));
   CHECK(contains(parse_error("trainer:\n  lambda: .nan\n"), "must be a number >= 0, got '.nan'"));
 }
 
 TEST_CASE("config: out-of-range values name the key and the allowed range") {
+  CHECK(contains(parse_error("refine:\n  method: sgd\n"), "cfg.yaml:2:11: 'refine.method' must be one of adam, lm"));
+  CHECK(contains(parse_error("refine:\n  learning_rate: 0\n"), "cfg.yaml:2:18: 'refine.learning_rate' must be"));
+  CHECK(contains(parse_error("refine:\n  epochs: 0\n"), "'refine.epochs' must be an integer >= 1, got 0"));
+  CHECK(contains(parse_error("refine:\n  ridge: -1\n"), "'refine.ridge' must be a number in [0, 1000000], got -1"));
   CHECK(parse_error("stopping:\n  max_nodes: 0\n") ==
         "cfg.yaml:2:14: 'stopping.max_nodes' must be an integer >= 1, got 0");
   CHECK(parse_error("stopping:\n  max_nodes: -3\n") ==

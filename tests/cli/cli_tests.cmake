@@ -167,3 +167,22 @@ rbf_cli_test(degenerate_double_limits EXIT 2
 # A thread count that crashed training (OpenMP started every thread asked for) is refused.
 rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[0, 1024\\], got 100000"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --threads 100000)
+
+# --- refinement -------------------------------------------------------------------------------
+# Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
+# reported, the refined model predicts every row, and it evaluates as well as a grown one does.
+rbf_cli_test(refine_train
+  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation accuracy: (0\\.9[0-9]*|1\\.0000)"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 20 --backend cpu
+    --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 5 --quiet --log-level warn
+    --out refined.rbfn --log-iter refined_iterations.csv)
+set_tests_properties(cli.refine_train PROPERTIES FIXTURES_SETUP refined_model)
+rbf_cli_test(refine_evaluate STDOUT "accuracy (0\\.9[5-9][0-9]*|1\\.0000)"
+  ARGS evaluate --model refined.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species)
+set_tests_properties(cli.refine_evaluate PROPERTIES FIXTURES_REQUIRED refined_model)
+rbf_cli_test(refine_bad_method EXIT 2 STDERR "--refine-method must be one of adam, lm, got 'sgd'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-method sgd)
+rbf_cli_test(refine_bad_rate EXIT 2 STDERR "--refine-lr must be a number in .0, 10., got 0"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-lr 0)
+rbf_cli_test(refine_yaml_typo EXIT 2 STDERR "unknown key 'refine.evrey' \\(did you mean 'refine.every'\\?\\)"
+  ARGS train --config ${RBF_CLI_DATA}/refine_typo.yaml --print-config)

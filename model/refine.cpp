@@ -1,0 +1,185 @@
+// Refinement optimizers: full-batch Adam and Levenberg-Marquardt, host-side in double.
+#include "model/refine.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "data/errors.hpp"
+
+namespace rbf::model {
+
+namespace {
+
+// Keeps the best-scoring parameters and counts epochs since the last improvement.
+struct BestTracker {
+  RefineOutcome& out;
+  std::size_t since_best = 0;
+
+  void offer(const NodeParams& p, double objective, double score, std::size_t epoch) {
+    if (!(score < out.best_score)) {
+      ++since_best;
+      return;
+    }
+    out.best = p;
+    out.best_objective = objective;
+    out.best_score = score;
+    out.best_epoch = epoch;
+    since_best = 0;
+  }
+};
+
+// Widths stay within [1e-3, 1e3] standardized units. A step that shrinks a width toward 0
+// switches its node off (Phi = 0 everywhere), which the objective accepts, but then gamma
+// overflows and every later gradient of that node is 0 * inf; far beyond the data's scale
+// a node is a constant the bias already is.
+constexpr double kMinLogWidth = -6.907755278982137;  // log(1e-3)
+constexpr double kMaxLogWidth = 6.907755278982137;
+void keep_widths_in_range(NodeParams& p) {
+  for (std::size_t j = 0; j < p.nodes; ++j)
+    p.log_widths()[j] = std::min(kMaxLogWidth, std::max(kMinLogWidth, p.log_widths()[j]));
+}
+
+bool all_finite(const std::vector<double>& v) {
+  for (double a : v)
+    if (!std::isfinite(a)) return false;
+  return true;
+}
+
+double weights_norm2(const NodeParams& p) {
+  double s = 0;
+  for (std::size_t i = p.weights_at(); i < p.bias_at(); ++i) s += p.values[i] * p.values[i];
+  return s;
+}
+
+}  // namespace
+
+double refine_objective(double half_sse, const NodeParams& p, std::size_t rows, double ridge) {
+  const double count = static_cast<double>(rows) * static_cast<double>(p.k);
+  return half_sse / count + 0.5 * ridge * weights_norm2(p);
+}
+
+template <typename T>
+RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size_t rows, const RefineConfig& config,
+                     const RefineScorer& scorer) {
+  const std::size_t size = start.size();
+  if (config.method == RefineMethod::lm && size > kMaxLmParameters)
+    throw InputError("refine.method lm: the model has " + std::to_string(size) + " parameters, more than the " +
+                     std::to_string(kMaxLmParameters) + " Levenberg-Marquardt solves directly; use refine.method adam");
+  const double count = static_cast<double>(rows) * static_cast<double>(start.k);
+  const double ridge = config.ridge;
+  auto score_of = [&](const NodeParams& p, double objective) { return scorer ? scorer(p) : objective; };
+
+  RefineOutcome out;
+  NodeParams p = start;
+  std::vector<double> grad;
+  out.best = start;
+  out.stop_reason = "ran " + std::to_string(config.epochs) + " epochs";
+  BestTracker tracker{out};
+  auto stalled = [&] { return config.patience > 0 && tracker.since_best >= config.patience; };
+
+  if (config.method == RefineMethod::adam) {
+    constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+    std::vector<double> m(size, 0.0), v(size, 0.0);
+    for (std::size_t epoch = 0;; ++epoch) {
+      const double objective = refine_objective(engine.loss_gradient(p, &grad), p, rows, ridge);
+      if (!std::isfinite(objective) || !all_finite(grad)) {
+        out.stop_reason = "the objective became non-finite; kept the best epoch";
+        break;
+      }
+      const double score = score_of(p, objective);
+      if (epoch == 0) {
+        out.start_objective = out.best_objective = objective;
+        out.start_score = out.best_score = score;
+      } else {
+        tracker.offer(p, objective, score, epoch);
+      }
+      out.epochs = epoch;
+      if (epoch == config.epochs) break;
+      if (stalled()) {
+        out.stop_reason = "no improvement for " + std::to_string(config.patience) + " epochs";
+        break;
+      }
+      const double c1 = 1.0 - std::pow(kBeta1, static_cast<double>(epoch + 1));
+      const double c2 = 1.0 - std::pow(kBeta2, static_cast<double>(epoch + 1));
+      for (std::size_t i = 0; i < size; ++i) {
+        double g = grad[i] / count;
+        if (i >= p.weights_at() && i < p.bias_at()) g += ridge * p.values[i];
+        m[i] = kBeta1 * m[i] + (1 - kBeta1) * g;
+        v[i] = kBeta2 * v[i] + (1 - kBeta2) * g * g;
+        p.values[i] -= config.learning_rate * (m[i] / c1) / (std::sqrt(v[i] / c2) + kEps);
+      }
+      keep_widths_in_range(p);
+    }
+    return out;
+  }
+
+  // Levenberg-Marquardt on the scaled problem: minimize objective(p); each epoch is one
+  // accepted step (J^T J / count + ridge I_W + mu diag) delta = -gradient, mu adapted.
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto n = static_cast<Eigen::Index>(size);
+  double mu = config.damping;
+  std::vector<double> jtj, jte;
+  double objective = refine_objective(engine.normal_equations(p, jtj, jte), p, rows, ridge);
+  out.start_objective = out.best_objective = objective;
+  out.start_score = out.best_score = score_of(p, objective);
+  if (!std::isfinite(objective) || !all_finite(jtj) || !all_finite(jte)) {
+    out.stop_reason = "the objective is not finite at the start";
+    return out;
+  }
+  for (std::size_t epoch = 1; epoch <= config.epochs; ++epoch) {
+    Mat a = Eigen::Map<Mat>(jtj.data(), n, n) / count;
+    Eigen::VectorXd g = Eigen::Map<Eigen::VectorXd>(jte.data(), n) / count;
+    for (std::size_t i = p.weights_at(); i < p.bias_at(); ++i) {
+      a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(i)) += ridge;
+      g(static_cast<Eigen::Index>(i)) += ridge * p.values[i];
+    }
+    // A floor on the diagonal scaling keeps directions with no curvature (a node whose
+    // weight is zero moves nothing) from making the damped system singular.
+    const Eigen::VectorXd diag = a.diagonal();
+    const double floor = 1e-12 * std::max(1e-300, diag.maxCoeff());
+    bool accepted = false;
+    for (int attempt = 0; attempt < 12 && !accepted; ++attempt) {
+      Mat damped = a;
+      for (Eigen::Index i = 0; i < n; ++i) damped(i, i) += mu * std::max(diag(i), floor);
+      const Eigen::VectorXd delta = damped.ldlt().solve(-g);
+      NodeParams trial = p;
+      for (Eigen::Index i = 0; i < n; ++i) trial.values[static_cast<std::size_t>(i)] += delta(i);
+      keep_widths_in_range(trial);
+      const double trial_objective = delta.allFinite()
+                                         ? refine_objective(engine.loss_gradient(trial, nullptr), trial, rows, ridge)
+                                         : std::numeric_limits<double>::infinity();
+      if (std::isfinite(trial_objective) && trial_objective < objective) {
+        accepted = true;
+        p = std::move(trial);
+        mu = std::max(mu / 3.0, 1e-12);
+      } else {
+        mu *= 4.0;
+      }
+    }
+    out.epochs = epoch;
+    if (!accepted) {
+      out.stop_reason = "converged: no damped step lowers the objective";
+      break;
+    }
+    objective = refine_objective(engine.normal_equations(p, jtj, jte), p, rows, ridge);
+    tracker.offer(p, objective, score_of(p, objective), epoch);
+    if (!all_finite(jtj) || !all_finite(jte)) {
+      out.stop_reason = "the normal equations became non-finite; kept the best epoch";
+      break;
+    }
+    if (stalled()) {
+      out.stop_reason = "no improvement for " + std::to_string(config.patience) + " epochs";
+      break;
+    }
+  }
+  return out;
+}
+
+template RefineOutcome refine<float>(RefineEngine<float>&, const NodeParams&, std::size_t, const RefineConfig&,
+                                     const RefineScorer&);
+template RefineOutcome refine<double>(RefineEngine<double>&, const NodeParams&, std::size_t, const RefineConfig&,
+                                      const RefineScorer&);
+
+}  // namespace rbf::model

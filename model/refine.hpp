@@ -1,0 +1,45 @@
+// Refinement optimizers: Adam and Levenberg-Marquardt over a RefineEngine, with the
+// validation guard that keeps the best parameters seen and stops early.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "model/config.hpp"
+#include "model/refine_engine.hpp"
+
+namespace rbf::model {
+
+// Scores parameters on held-out data (lower is better), e.g. validation RMSE.
+using RefineScorer = std::function<double(const NodeParams&)>;
+
+struct RefineOutcome {
+  NodeParams best;               // the best parameters seen, the start included
+  double start_objective = 0;    // 0.5 * (mean squared error + ridge ||W||^2) at the start
+  double best_objective = 0;     // ... at `best`
+  double start_score = 0;        // scorer at the start (the objective without a scorer)
+  double best_score = 0;         // ... at `best`
+  std::size_t epochs = 0;        // epochs run
+  std::size_t best_epoch = 0;    // epoch after which `best` was found (0: the start)
+  std::string stop_reason;       // why the optimizer stopped
+  bool improved() const { return best_score < start_score; }
+};
+
+// The refinement objective at p from engine's 0.5 ||E||^2 over n rows and k outputs.
+double refine_objective(double half_sse, const NodeParams& p, std::size_t rows, double ridge);
+
+// Runs config.method for at most config.epochs epochs from `start` on the engine's training
+// rows (n of them). After every epoch the parameters are scored (by `scorer`, else by the
+// objective); the best are kept, and config.patience epochs without a better score stop
+// the run. A step that makes the objective non-finite stops it too. Widths are kept within
+// [1e-3, 1e3] standardized units (a projected step). Throws InputError when
+// lm is asked for a model too large to solve directly.
+template <typename T>
+RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size_t rows, const RefineConfig& config,
+                     const RefineScorer& scorer);
+
+// The most parameters Levenberg-Marquardt accepts: its P x P system takes 8 P^2 bytes.
+constexpr std::size_t kMaxLmParameters = 6000;
+
+}  // namespace rbf::model
