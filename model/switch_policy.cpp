@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "model/refine_engine.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -74,9 +76,45 @@ double iteration_flops(const IterationShape& shape) {
   return static_cast<double>(shape.candidates_unused) * static_cast<double>(shape.rows) * per_entry;
 }
 
-double CostModel::predict_ms(const IterationShape& shape) const {
+// Passes over the N x nodes activations in one Adam epoch: write X C^T, turn it into Phi,
+// read Phi for Phi W, Phi^T E and the adjoint, write A and H, read A and H for the GEMMs.
+constexpr double kRefinePasses = 10.0;
+// An LM epoch also evaluates the loss of (on average) two trial steps.
+constexpr double kLmTrialLosses = 2.0;
+
+double refine_epoch_bytes(const IterationShape& shape) {
+  const double rows = static_cast<double>(shape.rows), s = static_cast<double>(shape.scalar_bytes);
+  const double nodes = static_cast<double>(shape.nodes);
+  const double adam = kRefinePasses * rows * nodes * s + rows * static_cast<double>(shape.features + shape.outputs) * s;
+  if (!shape.refine_lm) return adam;
+  // J is (N k) x P, written and read once.
+  const double params = nodes * static_cast<double>(shape.features + 1 + shape.outputs) + static_cast<double>(shape.outputs);
+  return (1.0 + kLmTrialLosses) * adam + 2.0 * rows * static_cast<double>(shape.outputs) * params * s;
+}
+
+double refine_epoch_flops(const IterationShape& shape) {
+  const double adam = refine_epoch_flops(shape.rows, shape.nodes, shape.features, shape.outputs);
+  if (!shape.refine_lm) return adam;
+  const double params = static_cast<double>(shape.nodes * (shape.features + 1 + shape.outputs) + shape.outputs);
+  return (1.0 + kLmTrialLosses) * adam + static_cast<double>(shape.rows) * static_cast<double>(shape.outputs) * params * params;
+}
+
+double CostModel::predict_growth_ms(const IterationShape& shape) const {
   return overhead_ms + ms_for(iteration_bytes(shape), bandwidth_gbs * 1e9) +
          ms_for(iteration_flops(shape), gflops * 1e9);
+}
+
+double CostModel::predict_refine_ms(const IterationShape& shape) const {
+  const double epoch = overhead_ms + ms_for(refine_epoch_bytes(shape), bandwidth_gbs * 1e9) +
+                       ms_for(refine_epoch_flops(shape), gflops * 1e9);
+  return static_cast<double>(shape.refine_epochs) * epoch +
+         static_cast<double>(shape.nodes) * predict_growth_ms(shape);
+}
+
+double CostModel::predict_ms(const IterationShape& shape) const {
+  const double growth = predict_growth_ms(shape);
+  if (shape.refine_every == 0 || shape.refine_epochs == 0) return growth;
+  return growth + predict_refine_ms(shape) / static_cast<double>(shape.refine_every);
 }
 
 double MigrationModel::predict_ms(double bytes) const { return fixed_ms + ms_for(bytes, transfer_gbs * 1e9); }

@@ -25,6 +25,11 @@ struct IterationShape {
   std::size_t validation_rows = 0;
   std::size_t scalar_bytes = 4;       // sizeof(T)
   bool candidates_stored = true;      // false: Phi_C is recomputed every pass (compute-bound)
+  // Refinement during growth (refine.every), whose cost is shared by the nodes grown
+  // between two refinements.
+  std::size_t refine_every = 0;       // 0: no refinement during growth
+  std::size_t refine_epochs = 0;
+  bool refine_lm = false;             // Levenberg-Marquardt rather than Adam epochs
 };
 
 // Bytes one iteration reads and writes: the scoring pass (unused columns of Phi_C when
@@ -34,14 +39,25 @@ double iteration_bytes(const IterationShape& shape);
 // Floating-point operations of one iteration's candidate evaluation when not stored:
 // unused * rows * (3 d + 20); 0 when Phi_C is stored.
 double iteration_flops(const IterationShape& shape);
+// One refinement epoch of the current nodes. Adam: one loss and gradient, about ten passes
+// over the N x nodes activations and the GEMMs of model/refine_engine.hpp. Levenberg-
+// Marquardt: the Gauss-Newton system J^T J (N k P^2 more flops, P parameters) and, on
+// average, two trial losses.
+double refine_epoch_bytes(const IterationShape& shape);
+double refine_epoch_flops(const IterationShape& shape);
 
 struct CostModel {
   double overhead_ms = 0.05;     // fixed per-iteration cost: launches, synchronizations
   double bandwidth_gbs = 1000;   // effective memory bandwidth of the passes
   double gflops = 10000;         // effective rate of matrix-free candidate evaluation
+  // One growth iteration plus its share of refinement (predict_refine_ms / refine_every).
+  double predict_ms(const IterationShape& shape) const;
   // overhead + bytes / bandwidth (+ flops / gflops when Phi_C is not stored). A rate <= 0
   // predicts an infinite time for its part.
-  double predict_ms(const IterationShape& shape) const;
+  double predict_growth_ms(const IterationShape& shape) const;
+  // One refinement of shape.nodes nodes: its epochs (overhead + bytes / bandwidth + flops /
+  // gflops each) and the rebuild of Q, R and the statistics (one growth iteration per node).
+  double predict_refine_ms(const IterationShape& shape) const;
 };
 
 struct MigrationModel {

@@ -554,7 +554,19 @@ class GrowthRun {
     s.validation_rows = nv_;
     s.scalar_bytes = sizeof(T);
     s.candidates_stored = backend_->candidates_stored();
+    s.refine_every = config_.refine.every;
+    s.refine_epochs = config_.refine.epochs;
+    s.refine_lm = config_.refine.method == RefineMethod::lm;
     return s;
+  }
+
+  // The CPU's refinement cost per grown node at the current size, extrapolated from the last
+  // refinement measured on the CPU (a refinement's cost grows with the node count); 0 before
+  // any. Added to the measured iteration time the switch compares with the GPU's prediction.
+  double cpu_refine_share_ms() const {
+    if (config_.refine.every == 0 || cpu_refine_nodes_ == 0) return 0.0;
+    const double scale = static_cast<double>(chosen_.size()) / static_cast<double>(cpu_refine_nodes_);
+    return cpu_refine_ms_ * scale / static_cast<double>(config_.refine.every);
   }
 
   // auto: the first iteration's shape, before any backend exists.
@@ -632,6 +644,8 @@ class GrowthRun {
   std::unique_ptr<RefineEngine<T>> engine_;
   std::string engine_kind_;          // the backend the engine was made for
   std::size_t grown_since_refine_ = 0;  // nodes added since the last refinement (refine.every)
+  double cpu_refine_ms_ = 0;            // the last refinement on the CPU, rebuild included
+  std::size_t cpu_refine_nodes_ = 0;    // ... and the nodes it refined
   std::vector<std::size_t> skipped_; // candidates found dependent
   std::vector<double> train_rmse_at_;
   std::size_t best_nodes_ = 0, since_best_ = 0;
@@ -951,13 +965,18 @@ TrainResult GrowthRun<T>::run() {
       }
       rec.refine_ms = ms_since(t4);
       result.refine_seconds += rec.refine_ms / 1000.0;
+      if (backend_->name() == "cpu" && !chosen_.empty()) {
+        cpu_refine_ms_ = rec.refine_ms;
+        cpu_refine_nodes_ = chosen_.size();
+      }
       rec.event += fmt::format(" ({:.1f} ms)", rec.refine_ms);
       spdlog::info("{}", rec.event);
       result.events.push_back(rec.event);
     }
 
     if (policy && !rec.dependent &&
-        policy->should_switch(shape(), rec.total_ms, max_nodes - chosen_.size(), migration_bytes())) {
+        policy->should_switch(shape(), rec.total_ms + cpu_refine_share_ms(), max_nodes - chosen_.size(),
+                              migration_bytes())) {
       policy.reset();
       std::string event;
       try {

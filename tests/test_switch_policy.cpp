@@ -364,3 +364,33 @@ TEST_CASE("calibration cache: config figures win over the calibration") {
     CHECK(none.gpu.overhead_ms == CostModel().overhead_ms);
   }
 }
+
+TEST_CASE("switch: refinement during growth adds its amortized cost to the GPU prediction") {
+  IterationShape shape;
+  shape.rows = 200000;
+  shape.features = 20;
+  shape.outputs = 1;
+  shape.candidates_unused = 2000;
+  shape.nodes = 500;
+  CostModel gpu;
+  gpu.overhead_ms = 0.1;
+  gpu.bandwidth_gbs = 3000;
+  gpu.gflops = 20000;
+  const double growth = gpu.predict_ms(shape);
+  CHECK(growth == gpu.predict_growth_ms(shape));
+
+  shape.refine_every = 10;
+  shape.refine_epochs = 50;
+  const double epoch = gpu.overhead_ms + refine_epoch_bytes(shape) / 3000e9 * 1e3 + refine_epoch_flops(shape) / 20000e9 * 1e3;
+  // One Adam epoch at this size moves about ten N x nodes float matrices: 4 GB, 1.3 ms here.
+  CHECK(refine_epoch_bytes(shape) == doctest::Approx(10.0 * 200000 * 500 * 4).epsilon(0.01));
+  CHECK(gpu.predict_refine_ms(shape) == doctest::Approx(50 * epoch + 500 * growth));
+  CHECK(gpu.predict_ms(shape) == doctest::Approx(growth + gpu.predict_refine_ms(shape) / 10));
+
+  // Levenberg-Marquardt epochs cost at least the J^T J product more.
+  IterationShape lm = shape;
+  lm.refine_lm = true;
+  const double params = 500.0 * (20 + 1 + 1) + 1;
+  CHECK(refine_epoch_flops(lm) >= refine_epoch_flops(shape) + 200000.0 * params * params);
+  CHECK(gpu.predict_ms(lm) > gpu.predict_ms(shape));
+}
