@@ -86,6 +86,7 @@ double EigenRefineEngine<T>::loss_gradient(const NodeParams& p, std::vector<doub
   std::vector<double> loss(static_cast<std::size_t>(chunks));
   std::vector<Matrix> nodes_part(grad ? static_cast<std::size_t>(chunks) : 0);
   std::vector<Vector> bias_part(grad ? static_cast<std::size_t>(chunks) : 0);
+  // One chunk is not worth waking a team of threads (on a busy machine, far from it).
 #pragma omp parallel
   {
     Matrix dist, phi, e, a;
@@ -179,10 +180,13 @@ double EigenRefineEngine<T>::normal_equations(const NodeParams& p, std::vector<d
     // r = vec(E) in the same (row, output) order as J's rows.
     const Matrix et = e.transpose();
     const Eigen::Map<const Vector> r(et.data(), rows * k);
-    jtj_part.noalias() = jac.transpose() * jac;
+    // The lower triangle only (a rank update, half a GEMM's work); mirrored below.
+    jtj_part.setZero(params, params);
+    jtj_part.template selfadjointView<Eigen::Lower>().rankUpdate(jac.transpose());
     jtj_sum += jtj_part.template cast<double>();
     jte_sum += (jac.transpose() * r).template cast<double>();
   }
+  jtj_sum.template triangularView<Eigen::StrictlyUpper>() = jtj_sum.transpose();
   jtj.resize(static_cast<std::size_t>(params * params));
   Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(jtj.data(), params, params) = jtj_sum;
   jte.assign(jte_sum.data(), jte_sum.data() + params);

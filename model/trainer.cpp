@@ -517,12 +517,14 @@ class GrowthRun {
     return best_snapshot_ ? best_snapshot_train_rmse_ : train_rmse_at_[best_nodes_];
   }
 
-  // Moves the run onto a new backend of `kind`; returns the milliseconds it took.
-  double move_to(BackendKind kind) {
+  // Moves the run onto a new backend of `kind`; returns the milliseconds it took. After a
+  // device fault (`after_fault`) the old backend's state is not trusted: the fault may have
+  // come half-way through changing it, so the model is rebuilt from the host's record.
+  double move_to(BackendKind kind, bool after_fault = false) {
     const auto t0 = Clock::now();
     std::unique_ptr<Backend<T>> next = create(kind);
     bool moved = false;
-    if (backend_) {
+    if (backend_ && !after_fault) {
       try {
         BackendState<T> state;
         backend_->export_state(state);
@@ -913,7 +915,7 @@ TrainResult GrowthRun<T>::run() {
       }
       --iteration_;
       policy.reset();
-      const double ms = move_to(BackendKind::cpu);
+      const double ms = move_to(BackendKind::cpu, /*after_fault=*/true);
       const std::string event = fmt::format("GPU failure ({}); rebuilt {} nodes on the CPU in {:.1f} ms and continued",
                                             e.what(), chosen_.size(), ms);
       spdlog::warn("{}", event);
@@ -959,7 +961,7 @@ TrainResult GrowthRun<T>::run() {
       } catch (const gpu::Error& e) {
         if (requested != BackendKind::auto_select || backend_->name() != "gpu") throw;
         policy.reset();
-        const double ms = move_to(BackendKind::cpu);
+        const double ms = move_to(BackendKind::cpu, /*after_fault=*/true);
         rec.event = fmt::format("GPU failure while refining ({}); rebuilt {} nodes on the CPU in {:.1f} ms and "
                                 "continued without this refinement", e.what(), chosen_.size(), ms);
       }

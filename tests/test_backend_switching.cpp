@@ -122,6 +122,35 @@ TEST_CASE("switching: a GPU fault in auto falls back to the CPU and loses nothin
   check_same_model(cpu_only(), res);
 }
 
+TEST_CASE("switching: refinement goes on across the switch and a GPU fault after it") {
+  // Refinement moves the nodes off their candidates before the switch (at 6 nodes) and again
+  // on the fake GPU; the fault at iteration 14 makes the CPU rebuild the moved nodes from the
+  // host's record. The result must equal a CPU-only run with the same refinements to rounding.
+  model::Config c = switching_config();
+  c.stopping.max_nodes = 20;
+  c.refine.every = 4;
+  c.refine.method = model::RefineMethod::lm;
+  c.refine.epochs = 4;
+  c.backend.kind = model::BackendKind::cpu;
+  const model::TrainResult cpu = model::train(dataset(), c);
+  c.backend.kind = model::BackendKind::auto_select;
+  c.backend.switch_at_nodes = 6;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.fault_gpu_at_iteration = 14;
+  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  std::string all;
+  for (const auto& e : res.events) all += e + "\n";
+  CAPTURE(all);
+  CHECK(all.find("switch cpu->gpu at 6 nodes") != std::string::npos);
+  CHECK(all.find("GPU failure") != std::string::npos);
+  CHECK(all.find("training RMSE") != std::string::npos);  // at least one refinement was kept
+  REQUIRE(res.network.nodes() == cpu.network.nodes());
+  std::vector<double> a, b;
+  res.network.predict(dataset().x.data(), dataset().rows, a);
+  cpu.network.predict(dataset().x.data(), dataset().rows, b);
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-3));
+}
+
 TEST_CASE("switching: a GPU fault with an explicit gpu backend is an error") {
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::gpu;
