@@ -17,6 +17,7 @@
 #include "model/backend.hpp"
 #include "model/config.hpp"
 #include "model/eigen_backend.hpp"
+#include "tests/parity_support.hpp"
 
 using rbf::model::Backend;
 
@@ -267,24 +268,8 @@ Growth reference_growth(const Problem& p, std::size_t nodes) {
   return out;
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (a[i] - b[i]) * (a[i] - b[i]);
-    norm += b[i] * b[i];
-  }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-}
-
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
-
-#ifdef RBF_TEST_GPU
-bool gpu_present() {
-  static const bool present = rbf::gpu::built_with_cuda() && !rbf::gpu::query_devices().devices.empty();
-  return present;
-}
-#endif
+using rbf::test::relative;
+using rbf::test::relative_difference;
 
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
@@ -676,13 +661,6 @@ void check_off_pool_gpu_against_cpu(double budget) {
   TEST_CASE_TEMPLATE("cpu backend: " title, T, float, double) { body<T>("cpu"); }
 
 #ifdef RBF_TEST_GPU
-#define RBF_SKIP_WITHOUT_GPU()            \
-  do {                                    \
-    if (!gpu_present()) {                 \
-      MESSAGE("SKIPPED: no CUDA device"); \
-      return;                             \
-    }                                     \
-  } while (0)
 #define RBF_BACKEND_CASES(title, body) \
   RBF_CPU_CASE(title, body)            \
   TEST_CASE_TEMPLATE("gpu backend: " title, T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); }

@@ -18,6 +18,7 @@
 #include "model/config.hpp"
 #include "model/eigen_refine_engine.hpp"
 #include "model/refine_engine.hpp"
+#include "tests/parity_support.hpp"
 #ifdef RBF_TEST_GPU
 #include "gpu/cuda_refine_engine.hpp"
 #endif
@@ -80,17 +81,8 @@ void load(RefineEngine<T>& engine, const RefineProblem& p) {
   engine.set_data(x.data(), p.n, p.d, y.data(), p.k, p.nv > 0 ? xv.data() : nullptr, p.nv);
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (a[i] - b[i]) * (a[i] - b[i]);
-    norm += b[i] * b[i];
-  }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-}
-
-double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+using rbf::test::relative;
+using rbf::test::relative_difference;
 
 // Everything an engine returns for one set of parameters.
 struct Results {
@@ -118,11 +110,6 @@ void check_agree(const Results& got, const Results& want, const char* what) {
   CHECK(relative_difference(got.jtj, want.jtj) < tol);
   CHECK(relative_difference(got.jte, want.jte) < tol);
   CHECK(relative_difference(got.predictions, want.predictions) < tol);
-}
-
-bool gpu_present() {
-  static const bool present = rbf::gpu::built_with_cuda() && !rbf::gpu::query_devices().devices.empty();
-  return present;
 }
 
 template <typename T>
@@ -205,26 +192,14 @@ void check_repeatable() {
 #endif
 
 #ifdef RBF_TEST_GPU
-#define RBF_REFINE_SKIP_WITHOUT_GPU()     \
-  do {                                    \
-    if (!gpu_present()) {                 \
-      MESSAGE("SKIPPED: no CUDA device"); \
-      return;                             \
-    }                                     \
-  } while (0)
 #define RBF_REFINE_GPU_BODY(call) call
 #else
-#define RBF_REFINE_SKIP_WITHOUT_GPU()   \
-  do {                                  \
-    MESSAGE("SKIPPED: no CUDA device"); \
-    return;                             \
-  } while (0)
 #define RBF_REFINE_GPU_BODY(call)
 #endif
 
 TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and predictions match the cpu engine", T, float,
                    double) {
-  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(700, 5, 2, 100, 12, 11));
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(1000, 3, 1, 0, 1, 12));  // one node, no validation rows
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(600, 1, 4, 30, 9, 13));  // one feature, four classes
@@ -232,17 +207,17 @@ TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and pred
 }
 
 TEST_CASE_TEMPLATE("gpu refine engine: row chunks give the unchunked results", T, float, double) {
-  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_chunks<T>());
 }
 
 TEST_CASE_TEMPLATE("gpu refine engine: repeated calls give identical results", T, float, double) {
-  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_repeatable<T>());
 }
 
 TEST_CASE("gpu refine engine: the float64 gradient matches central differences of the loss") {
-  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_SKIP_WITHOUT_GPU();
 #ifdef RBF_TEST_GPU
   const RefineProblem p = make_refine_problem(400, 3, 2, 0, 6, 17);
   auto gpu = make_gpu<double>();
@@ -264,7 +239,7 @@ TEST_CASE("gpu refine engine: the float64 gradient matches central differences o
 }
 
 TEST_CASE("gpu refine engine: wrong parameters and calls before set_data are clear errors") {
-  RBF_REFINE_SKIP_WITHOUT_GPU();
+  RBF_SKIP_WITHOUT_GPU();
 #ifdef RBF_TEST_GPU
   const RefineProblem p = make_refine_problem(100, 3, 1, 10, 4, 3);
   auto gpu = make_gpu<float>();
