@@ -1,4 +1,4 @@
-// Tests of the standardizer, the seeded split and sampling, SplitMix64 and Friedman #1 data.
+// Tests of the standardizer, the seeded split and sampling, SplitMix64, Friedman #1 and Mackey-Glass data.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "data/synthetic.hpp"
 
 using rbf::data::make_friedman1;
+using rbf::data::make_mackey_glass;
 using rbf::data::sample_indices;
 using rbf::data::Split;
 using rbf::data::SplitMix64;
@@ -241,4 +242,43 @@ TEST_CASE("friedman1: reproducible from the seed, and without noise the formula 
 
 TEST_CASE("friedman1: fewer than 5 features is an input error") {
   CHECK_THROWS_AS(make_friedman1(10, 4), rbf::InputError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mackey-Glass
+
+TEST_CASE("mackey_glass: bounded, deterministic, and each target is the series six steps on") {
+  const auto a = make_mackey_glass(1500);
+  CHECK(a.rows == 1500);
+  CHECK(a.features == 4);
+  CHECK(a.targets == 1);
+  CHECK(a.task == rbf::data::Task::regression);
+  CHECK(a.feature_names == std::vector<std::string>{"x(t-18)", "x(t-12)", "x(t-6)", "x(t)"});
+  CHECK(a.target_names == std::vector<std::string>{"x(t+6)"});
+  REQUIRE(a.x.size() == 1500 * 4);
+  REQUIRE(a.y.size() == 1500);
+  // The tau = 17 attractor stays within about [0.2, 1.4] and spans most of it (a chaotic
+  // series, not a decay to the fixed point x = 1).
+  CHECK(*std::min_element(a.x.begin(), a.x.end()) > 0.2);
+  CHECK(*std::max_element(a.x.begin(), a.x.end()) < 1.4);
+  CHECK(*std::min_element(a.y.begin(), a.y.end()) < 0.6);
+  CHECK(*std::max_element(a.y.begin(), a.y.end()) > 1.2);
+  const auto b = make_mackey_glass(1500, 0.0, 99);  // without noise the seed does not matter
+  CHECK(a.x == b.x);
+  CHECK(a.y == b.y);
+  // Row i is time t = 118 + i: its target x(t+6) is row i+6's x(t), its x(t) is row i+6's
+  // x(t-6), row i+12's x(t-12) and row i+18's x(t-18). Exactly: the same sampled value.
+  for (std::size_t i = 0; i + 18 < a.rows; i += 37) {
+    CHECK(a.y[i] == a.row(i + 6)[3]);
+    CHECK(a.row(i)[3] == a.row(i + 6)[2]);
+    CHECK(a.row(i)[3] == a.row(i + 12)[1]);
+    CHECK(a.row(i)[3] == a.row(i + 18)[0]);
+  }
+  // Noise is added to the series itself, so the embedding holds with it; it is seeded.
+  const auto n1 = make_mackey_glass(200, 0.05, 7);
+  CHECK(n1.x == make_mackey_glass(200, 0.05, 7).x);
+  CHECK(n1.x != make_mackey_glass(200, 0.05, 8).x);
+  CHECK(n1.x != make_mackey_glass(200).x);
+  for (std::size_t i = 0; i + 6 < n1.rows; ++i) CHECK(n1.y[i] == n1.row(i + 6)[3]);
+  CHECK_THROWS_AS(make_mackey_glass(10, -1.0), rbf::InputError);
 }
