@@ -118,6 +118,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--refine-lr", "refine.learning_rate", "RATE", "Adam step size, in (0, 10]");
   flags.add_value(command, "--refine-damping", "refine.damping", "MU", "Levenberg-Marquardt initial damping");
   flags.add_value(command, "--refine-ridge", "refine.ridge", "R", "L2 penalty on output weights while refining, >= 0");
+  flags.add_value(command, "--refine-patience", "refine.patience", "N",
+                  "Stop a refinement after N epochs without improvement; 0 = off");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE",
                   "Arithmetic of the training passes: float32 or float64");
   flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");

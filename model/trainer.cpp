@@ -243,6 +243,16 @@ class GrowthRun {
                                    config.candidates.sigma0, pool_.widths[c], sizeof(T) == 4 ? "float32" : "float64"));
     }
     ols_ = config.trainer.strategy == Strategy::ols;
+    // Levenberg-Marquardt solves a P x P system; say now, not after the whole growth, when the
+    // largest model this run can grow would be too large for it.
+    const RefineConfig& refine = config.refine;
+    const std::size_t most_params = config.stopping.max_nodes * (p_.d + 1 + k_) + k_;
+    if (refine.method == RefineMethod::lm && (refine.every > 0 || refine.at_end) && most_params > kMaxLmParameters)
+      throw InputError(fmt::format("refine.method lm: {} nodes of {} features and {} outputs make {} parameters, more "
+                                   "than the {} Levenberg-Marquardt solves directly; use refine.method adam or at most "
+                                   "{} nodes",
+                                   config.stopping.max_nodes, p_.d, k_, most_params, kMaxLmParameters,
+                                   (kMaxLmParameters - k_) / (p_.d + 1 + k_)));
     fault_at_ = hooks_.fault_gpu_at_iteration ? hooks_.fault_gpu_at_iteration : fault_iteration_from_env();
   }
 

@@ -285,6 +285,19 @@ TEST_CASE("refine: refining during growth and at the end lowers validation error
   CHECK(logged);
 }
 
+TEST_CASE("refine: lm on a model that could outgrow it is refused before growth starts") {
+  model::Config c = refine_config();
+  c.refine.at_end = true;
+  c.refine.method = model::RefineMethod::lm;
+  c.stopping.max_nodes = model::kMaxLmParameters / 8 + 1;  // d = 6, k = 1: 8 parameters per node
+  bool grew = false;
+  model::TrainOptions options;
+  options.on_iteration = [&](const model::IterationRecord&) { grew = true; };
+  CHECK_THROWS_WITH_AS(model::train(friedman(), c, options), doctest::Contains("use refine.method adam or at most 749 nodes"),
+                       InputError);
+  CHECK_FALSE(grew);
+}
+
 TEST_CASE("refine: a refined model saves, loads and predicts identically") {
   model::Config c = refine_config();
   c.refine.at_end = true;
