@@ -64,6 +64,8 @@ fi
 if has refine; then
   echo "== refinement: one epoch GPU vs CPU, and training with refinement on each backend"
   timeout 240 "$build/bench/gpu_bench" refine --cpu-threads "$(nproc)" --cpu-reps 2 2>&1 | tee "$out/refine_bench.txt"
+  # The calibrated cost model, to compare its prediction of an epoch with the measured one.
+  "$build/app/rbfnet" calibrate 2>&1 | tee "$out/calibrate.txt"
   for b in cpu gpu; do
     "$build/app/rbfnet" train --data data/diabetes.csv --target progression --backend $b --nodes 30 \
       --precision float64 --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 10 --quiet \
