@@ -1,0 +1,135 @@
+// Preparing the trainer's inputs: split, standardize, check, sample the candidate pool, and
+// score validation predictions.
+#include "model/training_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "data/errors.hpp"
+#include "data/split.hpp"
+#include "model/trainer.hpp"
+
+namespace rbf::model::detail {
+
+namespace {
+
+// Standardized training values must be finite. Only data near the ends of the double range
+// breaks this (a column sum beyond 1.8e308, a spread too small to divide by), and a clear
+// error beats a model full of NaN.
+void check_standardized(const data::Dataset& ds, const data::Standardizer& scaler, const std::vector<double>& values,
+                        const std::vector<std::string>& names, const char* what) {
+  const std::size_t cols = scaler.columns();
+  std::size_t bad = cols;  // the first column with a problem
+  for (std::size_t j = 0; j < cols && bad == cols; ++j)
+    if (!std::isfinite(scaler.mean[j]) || !std::isfinite(scaler.scale[j])) bad = j;
+  for (std::size_t i = 0; i < values.size() && bad == cols; ++i)
+    if (!std::isfinite(values[i])) bad = i % cols;
+  if (bad == cols) return;
+  throw InputError(ds.source + ": " + what + " column '" + (bad < names.size() ? names[bad] : std::to_string(bad)) +
+                   "' cannot be standardized: its values are too close to the limits of a double");
+}
+
+}  // namespace
+
+PreparedData prepare(const data::Dataset& ds, const Config& config) {
+  if (ds.rows < 2) throw InputError(ds.source + ": at least 2 data rows are needed to train, found " + std::to_string(ds.rows));
+  PreparedData p;
+  p.d = ds.features;
+  const bool classify = ds.task == data::Task::classification;
+  if (classify && ds.class_names.size() < 2)
+    throw InputError(ds.source + ": classification needs at least 2 classes, found " + std::to_string(ds.class_names.size()));
+  p.k = classify ? ds.class_names.size() : ds.targets;
+
+  const data::Split split = data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
+  p.train_rows = split.train;
+  p.val_rows = split.validation;
+
+  p.x_scaler = data::Standardizer::fit(ds.x.data(), ds.rows, ds.features, p.train_rows);
+  auto take_x = [&](const std::vector<std::size_t>& rows, std::vector<double>& out) {
+    out.resize(rows.size() * p.d);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::copy_n(ds.row(rows[i]), p.d, out.begin() + static_cast<std::ptrdiff_t>(i * p.d));
+    p.x_scaler.transform(out.data(), rows.size());
+  };
+  take_x(p.train_rows, p.x_train);
+  take_x(p.val_rows, p.x_val);
+  check_standardized(ds, p.x_scaler, p.x_train, ds.feature_names, "feature");
+
+  auto take_y = [&](const std::vector<std::size_t>& rows, std::vector<double>& out) {
+    out.assign(rows.size() * p.k, 0.0);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (classify) {
+        out[i * p.k + static_cast<std::size_t>(ds.y[rows[i]])] = 1.0;
+      } else {
+        std::copy_n(ds.y.begin() + static_cast<std::ptrdiff_t>(rows[i] * ds.targets), p.k,
+                    out.begin() + static_cast<std::ptrdiff_t>(i * p.k));
+      }
+    }
+  };
+  take_y(p.train_rows, p.y_train);
+  take_y(p.val_rows, p.y_val_raw);
+  if (classify) {
+    p.y_scaler = data::Standardizer::identity(p.k);
+    for (std::size_t r : p.val_rows) p.val_class.push_back(static_cast<std::size_t>(ds.y[r]));
+  } else {
+    p.y_scaler = data::Standardizer::fit(p.y_train.data(), p.train_rows.size(), p.k);
+    p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
+    check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
+  }
+  return p;
+}
+
+
+
+CandidatePool make_pool(const PreparedData& p, const Config& config) {
+  const std::size_t n = p.train_rows.size();
+  CandidatePool pool;
+  pool.sigma0 = config.candidates.sigma0 > 0
+                    ? config.candidates.sigma0
+                    : median_distance(p.x_train.data(), n, p.d, config.candidates.sigma0_sample,
+                                      config.data.seed + 1);
+  const auto& factors = config.candidates.width_factors;
+  pool.per_row = factors.size();
+  for (std::size_t s = 0; s < factors.size(); ++s)
+    if (std::abs(std::log(factors[s])) < std::abs(std::log(factors[pool.base_width]))) pool.base_width = s;
+  const std::vector<std::size_t> picked = data::sample_indices(n, config.candidates.pool, config.data.seed + 2);
+  for (std::size_t r : picked) {
+    for (double f : factors) {
+      pool.centers.insert(pool.centers.end(), p.x_train.begin() + static_cast<std::ptrdiff_t>(r * p.d),
+                          p.x_train.begin() + static_cast<std::ptrdiff_t>((r + 1) * p.d));
+      pool.widths.push_back(f * pool.sigma0);
+      pool.rows.push_back(r);
+    }
+  }
+  return pool;
+}
+
+
+
+
+
+// Scores standardized validation predictions (nv x k); `pred` is turned into target units.
+ValidationScore score_predictions(const PreparedData& p, bool classify, std::vector<double>& scratch) {
+  ValidationScore score;
+  const std::size_t nv = p.val_rows.size();
+  if (nv == 0) return score;
+  if (!classify) p.y_scaler.inverse_transform(scratch.data(), nv);
+  double sse = 0;
+  for (std::size_t i = 0; i < scratch.size(); ++i) {
+    const double e = scratch[i] - p.y_val_raw[i];
+    sse += e * e;
+  }
+  score.rmse = std::sqrt(sse / static_cast<double>(scratch.size()));
+  if (classify) {
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < nv; ++i) {
+      const double* row = scratch.data() + i * p.k;
+      const auto best = static_cast<std::size_t>(std::max_element(row, row + p.k) - row);
+      right += best == p.val_class[i];
+    }
+    score.accuracy = static_cast<double>(right) / static_cast<double>(nv);
+  }
+  return score;
+}
+
+}  // namespace rbf::model::detail

@@ -1,0 +1,64 @@
+// The trainer's inputs, prepared once per run: the standardized training and validation
+// matrices, the candidate pool, and how validation predictions are scored.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "data/scaler.hpp"
+#include "model/backend.hpp"
+#include "model/config.hpp"
+
+namespace rbf::model::detail {
+
+// Standardized training and validation matrices, ready for a backend.
+struct PreparedData {
+  std::size_t d = 0, k = 0;
+  std::vector<std::size_t> train_rows, val_rows;  // indices into the dataset
+  std::vector<double> x_train, y_train, x_val;    // standardized, row-major
+  std::vector<double> y_val_raw;                  // raw targets (regression) or one-hot
+  std::vector<std::size_t> val_class;             // classification: true class per row
+  data::Standardizer x_scaler, y_scaler;
+};
+
+// Splits, standardizes and checks the data set as `config` says. Throws rbf::InputError for
+// data the trainer cannot use.
+PreparedData prepare(const data::Dataset& ds, const Config& config);
+
+// The candidate pool: P sampled training rows times S widths, candidate c = p * S + s.
+struct CandidatePool {
+  std::vector<double> centers;      // count x d, standardized
+  std::vector<double> widths;       // count
+  std::vector<std::size_t> rows;    // training-set row of each center
+  std::size_t per_row = 1;          // S
+  std::size_t base_width = 0;       // index s of the factor closest to 1
+  double sigma0 = 1;
+};
+
+// sigma0 (configured or the median-distance heuristic) and the seeded sample of centers.
+CandidatePool make_pool(const PreparedData& p, const Config& config);
+
+template <typename T>
+std::vector<T> to_scalar(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// Validation metrics of the model with the first `nodes` nodes.
+struct ValidationScore {
+  double rmse = -1, accuracy = -1;
+};
+
+// Scores standardized validation predictions (nv x k); `scratch` is turned into target units.
+ValidationScore score_predictions(const PreparedData& p, bool classify, std::vector<double>& scratch);
+
+template <typename T>
+ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, const std::vector<double>& w,
+                                 std::size_t nodes, bool classify, std::vector<double>& scratch) {
+  if (p.val_rows.empty()) return ValidationScore();
+  backend.predict_validation(w.data(), nodes, scratch);
+  return score_predictions(p, classify, scratch);
+}
+
+}  // namespace rbf::model::detail
