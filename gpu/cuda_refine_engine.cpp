@@ -2,8 +2,8 @@
 // GEMMs and fused kernels, and the host-side finish of the gradient in double.
 //
 // Per row chunk (m rows): S = X_c C^T, Phi in place of S, F = Phi W, E = F + b - Y with its
-// squared sum; for the gradient Phi^T E, E^T 1, A = Phi .* (E W^T) in place of Phi, H,
-// [A^T X | A^T 1] and H^T 1. Each chunk's small results (T) are added into double sums on
+// squared sum; for the gradient Phi^T E, E^T 1, A = Phi .* (E W^T) in place of Phi with
+// H^T 1 reduced in the same kernel (H is never stored), and [A^T X | A^T 1]. Each chunk's small results (T) are added into double sums on
 // the device in chunk order, so the totals are deterministic and need one copy back per call.
 // normal_equations copies each chunk's J^T J and J^T r back and sums them on the host in
 // double instead: P x P doubles on the device as well would double its memory for little gain.
@@ -68,8 +68,9 @@ void CudaRefineEngine<T>::set_data(const T* x, std::size_t n, std::size_t d, con
     throw Error("gpu refinement: " + std::to_string(n) + " rows of " + std::to_string(d) + " features and " +
                 std::to_string(k) + " outputs exceed the CUDA engine's 32-bit indexing");
   // Everything that depends on the old data goes first, so its memory counts as free.
-  release_all<T>({&x_, &xsq_, &y_, &xv_, &xvsq_, &params_, &work_a_, &work_b_, &e_, &results_, &jac_, &jtj_, &jte_});
+  release_all<T>({&x_, &xsq_, &y_, &xv_, &xvsq_, &params_, &work_a_, &e_, &results_, &jac_, &jtj_, &jte_});
   sums_.release();
+  hpart_.release();
   n_ = npad_ = d_ = k_ = nv_ = nvpad_ = nodes_ = chunk_bytes_ = 0;
 
   const std::size_t npad = round_up(n, kRowPadding);
@@ -172,8 +173,9 @@ void CudaRefineEngine<T>::upload(const model::NodeParams& p) {
 
 template <typename T>
 std::size_t CudaRefineEngine<T>::chunk_rows(std::size_t nodes) const {
-  // Phi/A, H and E per row.
-  const std::size_t per_row = (2 * nodes + k_) * sizeof(T);
+  // Phi/A and E per row, and the adjoint's per-warp column sums (one double per node for
+  // every 32 rows).
+  const std::size_t per_row = (nodes + k_) * sizeof(T) + (nodes * sizeof(double) + 31) / 32;
   std::size_t rows = std::max<std::size_t>(1, chunk_bytes_ / per_row);
   if (max_chunk_rows_ > 0) rows = std::min(rows, max_chunk_rows_);
   return rows;
@@ -216,7 +218,7 @@ double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vecto
   ensure(work_a_, ld * nodes, "the activations of a row chunk");
   ensure(e_, chunk * k, "the residuals of a row chunk");
   if (grad) {
-    ensure(work_b_, ld * nodes, "the width terms of a row chunk");
+    ensure(hpart_, refine_adjoint_partials(as_int(chunk), as_int(nodes)), "the width terms of a row chunk");
     ensure(results_, small, "the gradient terms of a row chunk");
   }
   ensure(sums_, sum_count, "the sums across row chunks");
@@ -227,7 +229,6 @@ double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vecto
   const T* zero = one + 1;
   const int ni = as_int(nodes), ki = as_int(k);
   T* phi = work_a_.get();
-  T* h = work_b_.get();
   T* e = e_.get();
   T* r = results_.get();
   RBF_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, sum_count * sizeof(double), stream));
@@ -244,10 +245,9 @@ double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vecto
       RBF_CUBLAS_CHECK(
           blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, ki, mi, one, phi, as_int(ld), e, mi, zero, r + at_gw, ni));
       RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, mi, ki, one, e, mi, ones, zero, r + at_gb));
-      RBF_CUDA_CHECK(launch_refine_adjoint<T>(phi, h, ld, mi, ni, e, ki, weights(), stream));
+      RBF_CUDA_CHECK(launch_refine_adjoint<T>(phi, ld, mi, ni, e, ki, weights(), hpart_.get(), r + at_h, stream));
       RBF_CUBLAS_CHECK(blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, as_int(d + 1), mi, one, phi, as_int(ld), xc,
                                   as_int(npad_), zero, r, ni));
-      RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, mi, ni, one, h, as_int(ld), ones, zero, r + at_h));
       RBF_CUDA_CHECK(launch_accumulate<T>(sums_.get() + blocks, r, small, stream));
     }
     ++last_chunks_;
@@ -379,9 +379,9 @@ void CudaRefineEngine<T>::predict_validation(const model::NodeParams& p, std::ve
 
 template <typename T>
 std::size_t CudaRefineEngine<T>::memory_bytes() const {
-  std::size_t total = sums_.bytes();
+  std::size_t total = sums_.bytes() + hpart_.bytes();
   for (const Buffer<T>* b :
-       {&constants_, &x_, &xsq_, &y_, &xv_, &xvsq_, &params_, &work_a_, &work_b_, &e_, &results_, &jac_, &jtj_, &jte_})
+       {&constants_, &x_, &xsq_, &y_, &xv_, &xvsq_, &params_, &work_a_, &e_, &results_, &jac_, &jtj_, &jte_})
     total += b->bytes();
   return total;
 }

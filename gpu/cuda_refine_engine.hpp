@@ -71,11 +71,11 @@ class CudaRefineEngine final : public model::RefineEngine<T> {
   const T* weights() const { return gamma() + nodes_; }
   const T* bias() const { return weights() + nodes_ * k_; }
 
-  // Per-call scratch, grown on demand and kept: Phi/A and H (chunk x nodes), E (chunk x k),
-  // one chunk's small results in T and their sums across chunks in double, the Jacobian
-  // block and its J^T J and J^T r.
-  Buffer<T> work_a_, work_b_, e_, results_, jac_, jtj_, jte_;
-  Buffer<double> sums_;
+  // Per-call scratch, grown on demand and kept: Phi/A (chunk x nodes), E (chunk x k), one
+  // chunk's small results in T and their sums across chunks in double, the adjoint's
+  // per-block column sums, the Jacobian block and its J^T J and J^T r.
+  Buffer<T> work_a_, e_, results_, jac_, jtj_, jte_;
+  Buffer<double> sums_, hpart_;
   std::vector<double> sums_host_;
   std::vector<T> staging_;
 };

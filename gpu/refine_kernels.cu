@@ -16,7 +16,9 @@ constexpr int kColumnsPerBlock = 8;
 constexpr int kMaxGridY = 65535;
 constexpr int kAccumulateBlocks = 1024;
 
-__device__ __forceinline__ float neg_log(float v) { return -logf(v); }
+// The fast intrinsic in float: H needs -log Phi to an absolute 1e-6 or so, which __logf gives
+// (its error is about 2^-21 absolute on [0.5, 2] and 2 ulp relative elsewhere).
+__device__ __forceinline__ float neg_log(float v) { return -__logf(v); }
 __device__ __forceinline__ double neg_log(double v) { return -log(v); }
 
 dim3 node_grid(int rows, int cols) {
@@ -66,32 +68,67 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) sse[blockIdx.x] += sum;
 }
 
-// H is A .* (gamma D) with gamma D = -log Phi recomputed here instead of a stored D: storing D
-// would cost one more write and one more read of an N x nodes matrix per epoch (this pass is
-// memory-bound), and the recomputed value is accurate to a few ulps of -log Phi in absolute
-// terms, which is all H = A .* (gamma D) needs. Where Phi underflowed to 0, A is 0 and so is H.
+// H = A .* (gamma D), with gamma D = -log Phi recomputed here instead of a stored D, is only
+// ever summed over rows (dL/dlog_width = 2 H^T 1), so each block reduces its rows' H per column
+// into hpart[block, column] and H itself is never written: that saves a write and a read of an
+// N x nodes matrix per epoch in a memory-bound pass. -log Phi is accurate to a few ulps in
+// absolute terms, which is all H needs; where Phi underflowed to 0, A is 0 and so is H.
+// Each warp sums its 32 rows with shuffles (a block-wide reduction per column, with its two
+// barriers, made this kernel twice as slow) and writes one partial per column: partial
+// w = block * kWarps + warp of column j at hpart[j * parts + w]. Rows past the end add 0.
 template <typename T>
 __global__ void __launch_bounds__(kBlock)
-    refine_adjoint_kernel(T* __restrict__ phi, T* __restrict__ h, std::size_t ld, int rows, int cols,
-                          const T* __restrict__ e, int k, const T* __restrict__ w) {
+    refine_adjoint_kernel(T* __restrict__ phi, std::size_t ld, int rows, int cols, const T* __restrict__ e, int k,
+                          const T* __restrict__ w, double* __restrict__ hpart) {
   const int i = blockIdx.x * kBlock + threadIdx.x;
-  if (i >= rows) return;
+  const bool active = i < rows;
+  const std::size_t parts = static_cast<std::size_t>(gridDim.x) * kWarps;
+  const std::size_t part = static_cast<std::size_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   for (int j0 = blockIdx.y * kColumnsPerBlock; j0 < cols; j0 += gridDim.y * kColumnsPerBlock) {
+    const int count = min(kColumnsPerBlock, cols - j0);  // the same for every lane of a warp
+    // All of this thread's loads first, so that they are in flight together; then the
+    // arithmetic and stores; then the column sums, as independent shuffle chains.
+    T p[kColumnsPerBlock];
+#pragma unroll
+    for (int c = 0; c < kColumnsPerBlock; ++c)
+      p[c] = active && c < count ? phi[i + static_cast<std::size_t>(j0 + c) * ld] : T(0);
+    // Summed over the warp's 32 rows in T; partials are added in double afterwards.
+    T hv[kColumnsPerBlock];
 #pragma unroll
     for (int c = 0; c < kColumnsPerBlock; ++c) {
-      const int j = j0 + c;
-      if (j < cols) {
+      hv[c] = T(0);
+      if (active && c < count) {
+        const int j = j0 + c;
         T ew = T(0);
         for (int o = 0; o < k; ++o)
           ew += e[i + static_cast<std::size_t>(o) * rows] * __ldg(w + j + static_cast<std::size_t>(o) * cols);
-        const std::size_t at = i + static_cast<std::size_t>(j) * ld;
-        const T p = phi[at];
-        const T a = ew * p;
-        phi[at] = a;
-        h[at] = p > T(0) ? a * neg_log(p) : T(0);
+        const T a = ew * p[c];
+        phi[i + static_cast<std::size_t>(j) * ld] = a;
+        if (p[c] > T(0)) hv[c] = a * neg_log(p[c]);
       }
     }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+#pragma unroll
+      for (int c = 0; c < kColumnsPerBlock; ++c) hv[c] += __shfl_down_sync(0xffffffffu, hv[c], offset);
+    if ((threadIdx.x & 31) == 0)
+      for (int c = 0; c < count; ++c) hpart[static_cast<std::size_t>(j0 + c) * parts + part] = static_cast<double>(hv[c]);
   }
+}
+
+// out[j] = the sum of column j's `parts` partials (the adjoint's H^T 1): one warp per column,
+// lane l adding partials l, l + 32, ... in order, then a fixed shuffle tree.
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    column_partials_kernel(const double* __restrict__ part, std::size_t parts, int cols, T* __restrict__ out) {
+  const int j = (blockIdx.x * kBlock + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (j >= cols) return;  // the whole warp
+  const double* column = part + static_cast<std::size_t>(j) * parts;
+  double s = 0.0;
+  for (std::size_t p = static_cast<std::size_t>(lane); p < parts; p += 32) s += column[p];
+  for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_down_sync(0xffffffffu, s, offset);
+  if (lane == 0) out[j] = static_cast<T>(s);
 }
 
 // One thread per Jacobian row (coalesced column-major writes), the block's y index walks the
@@ -155,11 +192,24 @@ cudaError_t launch_refine_residual(T* f, int rows, int k, const T* bias, const T
   return cudaGetLastError();
 }
 
+std::size_t refine_adjoint_partials(int rows, int cols) {
+  const dim3 grid = node_grid(rows, cols);
+  return static_cast<std::size_t>(grid.x) * kWarps * static_cast<std::size_t>(cols);
+}
+
 template <typename T>
-cudaError_t launch_refine_adjoint(T* phi, T* h, std::size_t ld, int rows, int cols, const T* e, int k, const T* w,
-                                  cudaStream_t stream) {
-  if (rows > 0 && cols > 0)
-    refine_adjoint_kernel<T><<<node_grid(rows, cols), kBlock, 0, stream>>>(phi, h, ld, rows, cols, e, k, w);
+cudaError_t launch_refine_adjoint(T* phi, std::size_t ld, int rows, int cols, const T* e, int k, const T* w,
+                                  double* hpart, T* h_sums, cudaStream_t stream) {
+  if (rows > 0 && cols > 0) {
+    const dim3 grid = node_grid(rows, cols);
+    refine_adjoint_kernel<T><<<grid, kBlock, 0, stream>>>(phi, ld, rows, cols, e, k, w, hpart);
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return launched;
+    const int columns_per_block = kBlock / 32;
+    column_partials_kernel<T>
+        <<<static_cast<unsigned>((cols + columns_per_block - 1) / columns_per_block), kBlock, 0, stream>>>(
+            hpart, static_cast<std::size_t>(grid.x) * kWarps, cols, h_sums);
+  }
   return cudaGetLastError();
 }
 
@@ -192,7 +242,8 @@ cudaError_t launch_accumulate(double* acc, const T* v, std::size_t count, cudaSt
                                                         cudaStream_t);                                                 \
   template cudaError_t launch_refine_residual<T>(T*, int, int, const T*, const T*, std::size_t, double*,               \
                                                  cudaStream_t);                                                        \
-  template cudaError_t launch_refine_adjoint<T>(T*, T*, std::size_t, int, int, const T*, int, const T*, cudaStream_t); \
+  template cudaError_t launch_refine_adjoint<T>(T*, std::size_t, int, int, const T*, int, const T*, double*, T*,    \
+                                                cudaStream_t);                                                         \
   template cudaError_t launch_refine_jacobian<T>(T*, std::size_t, int, int, int, int, const T*, std::size_t, const T*, \
                                                  std::size_t, const T*, const T*, const T*, cudaStream_t);             \
   template cudaError_t launch_accumulate<T>(double*, const T*, std::size_t, cudaStream_t);

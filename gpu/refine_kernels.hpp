@@ -25,11 +25,14 @@ template <typename T>
 cudaError_t launch_refine_residual(T* f, int rows, int k, const T* bias, const T* y, std::size_t ldy, double* sse,
                                    cudaStream_t stream);
 
-// A = Phi .* (E W^T) in place of Phi (rows x cols, ld ld), and H = A .* (-log Phi) into h
-// (same shape and ld); E is rows x k (ld rows), W is cols x k (ld cols).
+// A = Phi .* (E W^T) in place of Phi (rows x cols, ld ld), and h_sums[j] = sum over rows of
+// H = A .* (-log Phi) for each column j (cols values), without storing H; E is rows x k (ld
+// rows), W is cols x k (ld cols). hpart is scratch of refine_adjoint_partials(rows, cols)
+// doubles: each warp's column sums, added in a fixed order.
+std::size_t refine_adjoint_partials(int rows, int cols);
 template <typename T>
-cudaError_t launch_refine_adjoint(T* phi, T* h, std::size_t ld, int rows, int cols, const T* e, int k, const T* w,
-                                  cudaStream_t stream);
+cudaError_t launch_refine_adjoint(T* phi, std::size_t ld, int rows, int cols, const T* e, int k, const T* w,
+                                  double* hpart, T* h_sums, cudaStream_t stream);
 
 // The Jacobian of r = vec(E) for `rows` training rows: J is (rows k) x P (ld ldj), row
 // o * rows + n for row n and output o, P = nodes (d + 1 + k) + k columns in NodeParams order.
