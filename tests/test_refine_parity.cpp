@@ -249,6 +249,8 @@ TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and pred
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(1000, 3, 1, 0, 1, 12));  // one node, no validation rows
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(600, 1, 4, 30, 9, 13));  // one feature, four classes
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(3000, 20, 1, 200, 60, 14));
+  // Rows well past one thread block's grid stride and an odd count.
+  RBF_REFINE_GPU_BODY(check_against_cpu<T>(9001, 3, 2, 50, 8, 15));
 }
 
 TEST_CASE_TEMPLATE("gpu refine engine: row chunks give the unchunked results", T, float, double) {
