@@ -77,13 +77,12 @@ std::string GrowthRun<T>::refine_growing(bool classify, double val_rmse, double&
   std::unique_ptr<Network> snapshot;
   if (nv_ > 0 && !best_snapshot_ && best_nodes_ < t) snapshot = std::make_unique<Network>(assemble(best_nodes_));
   const double snapshot_rmse = nv_ > 0 && best_nodes_ < t ? train_rmse_at_[best_nodes_] : 0.0;
-  auto roll_back = [&] {
+  auto restore_record = [&] {
     node_centers_ = old_centers;
     node_widths_ = old_widths;
     chosen_ = old_chosen;
     skipped_ = old_skipped;
     nodes_moved_ = old_moved;
-    replay(*backend_);
   };
 
   std::copy_n(out.best.centers(), t * p_.d, node_centers_.begin());
@@ -104,16 +103,13 @@ std::string GrowthRun<T>::refine_growing(bool classify, double val_rmse, double&
   } catch (const gpu::Error&) {
     // The host record goes back to the nodes before refinement; the caller moves the run
     // off the failed GPU by replaying them.
-    node_centers_ = old_centers;
-    node_widths_ = old_widths;
-    chosen_ = old_chosen;
-    skipped_ = old_skipped;
-    nodes_moved_ = old_moved;
+    restore_record();
     throw;
   }
   const bool better = nv_ > 0 ? v.rmse < val_rmse : new_rmse < train_rmse;
   if (!better) {
-    roll_back();
+    restore_record();
+    replay(*backend_);
     return what + fmt::format(": the rebuilt model was not better ({} {:.5g} vs {:.5g}); rolled back",
                               nv_ > 0 ? "validation RMSE" : "training RMSE", nv_ > 0 ? v.rmse : new_rmse,
                               nv_ > 0 ? val_rmse : train_rmse);

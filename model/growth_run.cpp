@@ -332,7 +332,10 @@ TrainResult GrowthRun<T>::run() {
 
     // Counted, not `nodes % every`: a refinement that drops dependent nodes would otherwise
     // fire again at the same node count after growth refills them.
-    if (!rec.dependent && config_.refine.every > 0 && ++grown_since_refine_ >= config_.refine.every) {
+    // Not when a stop was asked for: a refinement can take long, and the counter stays due, so
+    // a resumed run refines first.
+    const bool stopping = options_.stop_requested && options_.stop_requested->load();
+    if (!rec.dependent && config_.refine.every > 0 && ++grown_since_refine_ >= config_.refine.every && !stopping) {
       grown_since_refine_ = 0;
       const auto t4 = Clock::now();
       try {

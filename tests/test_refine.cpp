@@ -14,7 +14,9 @@
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
+#include "model/eigen_backend.hpp"
 #include "model/eigen_refine_engine.hpp"
+#include "model/forwarding_backend.hpp"
 #include "model/model_file.hpp"
 #include "model/refine.hpp"
 #include "model/trainer.hpp"
@@ -392,6 +394,53 @@ TEST_CASE("refine: a run with moved nodes resumes from its checkpoint") {
   REQUIRE(resumed.network.nodes() == whole.network.nodes());
   const std::vector<double> a = predict(resumed.network, friedman()), b = predict(whole.network, friedman());
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-6));
+}
+
+namespace {
+
+// The CPU backend raising the stop flag inside the update that brings it to `at` nodes, as a
+// signal arriving during that iteration would.
+class StopDuringUpdate final : public model::ForwardingBackend<double> {
+ public:
+  StopDuringUpdate(std::atomic<bool>* stop, std::size_t at)
+      : model::ForwardingBackend<double>(model::make_eigen_backend<double>(2)), stop_(stop), at_(at) {}
+  double update(bool statistics, std::vector<double>& a) override {
+    const double sse = model::ForwardingBackend<double>::update(statistics, a);
+    if (nodes() == at_) *stop_ = true;
+    return sse;
+  }
+
+ private:
+  std::atomic<bool>* stop_;
+  std::size_t at_;
+};
+
+}  // namespace
+
+TEST_CASE("refine: an interrupt does not start a refinement; the resumed run refines first") {
+  model::Config c = refine_config();
+  c.refine.every = 5;
+  c.refine.method = model::RefineMethod::lm;
+  c.refine.epochs = 3;
+  c.stopping.max_nodes = 12;
+  std::atomic<bool> stop{false};
+  model::TrainOptions first;
+  first.stop_requested = &stop;
+  first.hooks.make_double = [&](model::BackendKind) -> std::unique_ptr<model::Backend<double>> {
+    return std::make_unique<StopDuringUpdate>(&stop, 10);
+  };
+  const model::TrainResult cut = model::train(friedman(), c, first);
+  REQUIRE(cut.interrupted);
+  CHECK(cut.network.training_state.find("iteration 10") != std::string::npos);
+  CHECK(has_event(cut, "refine 5 nodes"));
+  CHECK_FALSE(has_event(cut, "refine 10 nodes"));
+  const model::TrainingState state = model::decode_training_state(cut.network.training_state, "ckpt");
+  CHECK(state.grown_since_refine == 5);  // due
+  model::TrainOptions second;
+  second.resume = &state;
+  const model::TrainResult resumed = model::train(friedman(), c, second);
+  REQUIRE_FALSE(resumed.events.empty());
+  CHECK(resumed.events.front().find("refine 11 nodes") == 0);
 }
 
 TEST_CASE("refine: a training state with moved nodes and a best snapshot round-trips") {
