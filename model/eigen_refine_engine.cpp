@@ -121,7 +121,6 @@ double EigenRefineEngine<T>::loss_gradient(const NodeParams& p, std::vector<doub
     sum += nodes_part[static_cast<std::size_t>(b)].template cast<double>();
     bias += bias_part[static_cast<std::size_t>(b)].template cast<double>();
   }
-  gradient->assign(p.size(), 0.0);
   NodeParams g(p.nodes, d_, k_);
   for (Eigen::Index j = 0; j < t; ++j) {
     const double sigma = std::exp(p.log_widths()[j]);

@@ -93,35 +93,34 @@ void GrowthRun<T>::resume(const TrainingState& s) {
                      "; resume with the same data and configuration");
   if (!s.data_sha256.empty() && !options_.data_sha256.empty() && s.data_sha256 != options_.data_sha256)
     throw InputError("the checkpoint was made from different training data (SHA-256 differs)");
-  chosen_ = s.chosen;
-  skipped_ = s.skipped;
+  chosen_.clear();
   node_centers_.clear();
   node_widths_.clear();
-  for (std::size_t c : chosen_) {
-    node_centers_.insert(node_centers_.end(), pool_.centers.begin() + static_cast<std::ptrdiff_t>(c * p_.d),
-                         pool_.centers.begin() + static_cast<std::ptrdiff_t>((c + 1) * p_.d));
-    node_widths_.push_back(pool_.widths[c]);
-  }
-  if (!s.node_widths.empty()) {
-    if (s.node_centers.size() != chosen_.size() * p_.d)
+  if (s.node_widths.empty()) {
+    for (std::size_t c : s.chosen) commit_node(c);
+  } else {  // a refinement moved the nodes off their candidates
+    if (s.node_centers.size() != s.chosen.size() * p_.d)
       throw InputError("the checkpoint's node centers do not match this data's " + std::to_string(p_.d) + " features");
+    chosen_ = s.chosen;
     node_centers_ = s.node_centers;
     node_widths_ = s.node_widths;
     nodes_moved_ = true;
   }
+  skipped_ = s.skipped;
   if (s.best_snapshot_nodes > 0) {
     const std::size_t m = s.best_snapshot_nodes;
     if (s.best_snapshot.size() != m * (p_.d + 1 + k_) + k_)
       throw InputError("the checkpoint's best model does not match this data's features and outputs");
     best_snapshot_ = std::make_unique<Network>(assemble(0));
     auto at = s.best_snapshot.begin();
-    for (auto* part : {&best_snapshot_->centers, &best_snapshot_->widths, &best_snapshot_->weights, &best_snapshot_->bias}) {
-      const std::size_t size = part == &best_snapshot_->centers ? m * p_.d
-                               : part == &best_snapshot_->widths ? m
-                               : part == &best_snapshot_->weights ? m * k_ : k_;
-      part->assign(at, at + static_cast<std::ptrdiff_t>(size));
+    auto take = [&at](std::vector<double>& part, std::size_t size) {
+      part.assign(at, at + static_cast<std::ptrdiff_t>(size));
       at += static_cast<std::ptrdiff_t>(size);
-    }
+    };
+    take(best_snapshot_->centers, m * p_.d);
+    take(best_snapshot_->widths, m);
+    take(best_snapshot_->weights, m * k_);
+    take(best_snapshot_->bias, k_);
     best_snapshot_train_rmse_ = s.best_snapshot_train_rmse;
   }
   replay(*backend_);
