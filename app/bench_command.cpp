@@ -16,7 +16,7 @@
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
 #include "data/synthetic.hpp"
-#include "gpu/gpu_api.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 #include "model/trainer.hpp"
 
 namespace rbf::app {

@@ -3,14 +3,17 @@
 #include <cstdio>
 
 #include "app/commands.hpp"
-#include "gpu/calibration.hpp"
-#include "model/calibration_cache.hpp"
+#include "model/backend_factory.hpp"
+#include "model/switching/calibration_cache.hpp"
 
 namespace rbf::app {
 
 int run_calibrate(const CalibrateOptions& options) {
   // Throws InputError (exit 2) without a usable GPU, naming why.
-  const gpu::GpuCalibration cal = gpu::calibrate_gpu(options.device);
+  model::BackendConfig backend;
+  backend.gpu_device = options.device;
+  model::BackendFactory factory(backend, 0);
+  const model::GpuCalibration cal = factory.calibrate_gpu();
   const std::string path = model::save_calibration(cal);
   const model::SwitchCosts costs = model::switch_costs(model::BackendConfig(), cal);
 

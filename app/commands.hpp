@@ -48,7 +48,7 @@ struct CalibrateOptions {
   int device = 0;  // CUDA device index
 };
 // Measures the GPU's costs for the automatic switch, caches them for this host and device
-// (model/calibration_cache.hpp) and prints them. Without a GPU: rbf::InputError (exit 2).
+// (model/switching/calibration_cache.hpp) and prints them. Without a GPU: rbf::InputError (exit 2).
 int run_calibrate(const CalibrateOptions& options);
 
 // Prints build options, compiler, library versions and CUDA devices (or why none).

@@ -12,7 +12,7 @@
 #endif
 
 #include "app/commands.hpp"
-#include "gpu/gpu_api.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 
 #ifndef RBF_INFO_BUILD_TYPE
 #define RBF_INFO_BUILD_TYPE ""

@@ -22,10 +22,10 @@
 #include "gpu/cuda_context.hpp"
 #include "gpu/cuda_refine_engine.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/gpu_api.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 #include "gpu/kernels.hpp"
-#include "model/eigen_refine_engine.hpp"
-#include "model/refine_engine.hpp"
+#include "cpu/eigen_refine_engine.hpp"
+#include "model/contracts/refine_engine.hpp"
 #include "model/trainer.hpp"
 
 using namespace rbf;
@@ -389,7 +389,7 @@ void refine_epoch(const gpu::Context& ctx, const RefineOptions& o) {
   std::vector<double> gpu_gradient;
   double gpu_loss = 0, gpu_ms = 0;
   {
-    gpu::CudaRefineEngine<T> engine(model::BackendConfig{});
+    gpu::CudaRefineEngine<T> engine(gpu::open_context(model::GpuOptions{}));
     engine.set_data(x.data(), n, d, y.data(), k, nullptr, 0);
     gpu_ms = time_events(engine.context(), 3, 20, [&] { gpu_loss = engine.loss_gradient(p, &gpu_gradient); });
     std::vector<double> wall;
@@ -410,7 +410,7 @@ void refine_epoch(const gpu::Context& ctx, const RefineOptions& o) {
   std::fflush(stdout);
 
   if (o.cpu_reps <= 0) return;
-  model::EigenRefineEngine<T> cpu(o.cpu_threads);
+  cpu::EigenRefineEngine<T> cpu(o.cpu_threads);
   cpu.set_data(x.data(), n, d, y.data(), k, nullptr, 0);
   std::vector<double> cpu_gradient, wall;
   double cpu_loss = 0;

@@ -3,8 +3,8 @@
 #   find_package(rbfnet 0.1 REQUIRED)  and  target_link_libraries(app PRIVATE rbfnet::rbfnet)
 #
 #   bin/rbfnet
-#   lib/librbf_{data,model,gpu}.a, lib/cmake/rbfnet/rbfnet{Config,ConfigVersion,Targets}.cmake
-#   include/rbfnet/{data,model,gpu}/*.hpp   (included as "model/network.hpp", as in the tree)
+#   lib/librbf_{data,model,cpu,gpu}.a, lib/cmake/rbfnet/rbfnet{Config,ConfigVersion,Targets}.cmake
+#   include/rbfnet/{data,model,cpu,gpu}/*.hpp   (included as "model/network.hpp", as in the tree)
 #   share/rbfnet/configs/*.yaml, share/doc/rbfnet/
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -13,9 +13,9 @@ set(RBF_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/rbfnet CACHE STRING
     "Where the rbfnet CMake package files are installed, relative to the prefix")
 set(RBF_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/rbfnet)
 set(RBF_INSTALL_CONFIGSDIR ${CMAKE_INSTALL_DATADIR}/rbfnet/configs)
-set(_rbf_libraries rbf_data rbf_model rbf_gpu)
+set(_rbf_libraries rbf_data rbf_contracts rbf_model rbf_cpu rbf_gpu)
 
-# The folder libraries publish the source root as their include directory; in the installed
+# The folder libraries publish their include views (cmake/RbfLayers.cmake); in the installed
 # package the same headers live under include/rbfnet. Entries inside the source or build tree
 # become build-only, so install(EXPORT) accepts them.
 foreach(_rbf_target IN LISTS _rbf_libraries)
@@ -38,8 +38,11 @@ foreach(_rbf_target IN LISTS _rbf_libraries)
   set_property(TARGET ${_rbf_target} PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${_rbf_new_dirs}")
 endforeach()
 
-# Exported names: rbfnet::data, rbfnet::model, rbfnet::gpu (rbfnet::rbfnet is all of them).
+# Exported names: rbfnet::data, rbfnet::contracts, rbfnet::model, rbfnet::cpu, rbfnet::gpu
+# (rbfnet::rbfnet is all of them).
 set_target_properties(rbf_data PROPERTIES EXPORT_NAME data)
+set_target_properties(rbf_contracts PROPERTIES EXPORT_NAME contracts)
+set_target_properties(rbf_cpu PROPERTIES EXPORT_NAME cpu)
 set_target_properties(rbf_model PROPERTIES EXPORT_NAME model)
 set_target_properties(rbf_gpu PROPERTIES EXPORT_NAME gpu)
 set_target_properties(rbf_flags PROPERTIES EXPORT_NAME flags)
@@ -60,6 +63,7 @@ install(TARGETS ${_rbf_libraries} rbf_flags EXPORT rbfnetTargets
 # header (the CUDA backend's internals stay private; the package works without a toolkit).
 install(DIRECTORY data/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/data FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY model/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/model FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY cpu/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/cpu FILES_MATCHING PATTERN "*.hpp")
 file(GLOB _rbf_gpu_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/gpu/*.hpp)
 foreach(_rbf_header IN LISTS _rbf_gpu_headers)
   file(STRINGS ${_rbf_header} _rbf_cuda_includes REGEX "^#include [<\"](cuda|cublas|gpu/(cu|kernels|device_))")

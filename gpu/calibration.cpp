@@ -1,6 +1,7 @@
-// The GPU probe for the switch's cost model, with the CUDA runtime API only (no kernels of its
-// own): start-up, allocation, synchronization and launch costs, device and host->device bandwidth.
-#include "gpu/calibration.hpp"
+// The GPU probe for the switch's cost model, on the run's own device context and buffers (no
+// kernels of its own): allocation, synchronization and launch costs, device and host->device
+// bandwidth. Start-up is what opening the context took, timed by the caller.
+#include "model/contracts/gpu_entry_points.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -11,6 +12,8 @@
 
 #include "data/errors.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/cuda_context.hpp"
+#include "gpu/device_buffer.hpp"
 
 namespace rbf::gpu {
 
@@ -75,49 +78,7 @@ void require_device(int device) {
   }
 }
 
-// RAII holders for the probe's resources; their destructors only log failures.
-class DeviceMemory {
- public:
-  DeviceMemory() = default;
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory() {
-    if (p_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFree(p_));
-  }
-  void allocate(std::size_t bytes) { RBF_CUDA_CHECK(cudaMalloc(&p_, bytes)); }
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
-
-class PinnedMemory {
- public:
-  PinnedMemory() = default;
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-  ~PinnedMemory() {
-    if (p_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFreeHost(p_));
-  }
-  void allocate(std::size_t bytes) { RBF_CUDA_CHECK(cudaMallocHost(&p_, bytes)); }
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
-
-class Stream {
- public:
-  Stream() { RBF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_)); }
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
+// The probe's events; its memory and stream are the project's Buffer and the run's Context.
 class Event {
  public:
   Event() { RBF_CUDA_CHECK(cudaEventCreate(&event_)); }
@@ -154,66 +115,52 @@ double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue) {
 
 }  // namespace
 
-std::string gpu_device_name(int device) {
+std::string device_name(int device) {
   require_device(device);
   cudaDeviceProp prop{};
   RBF_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   return prop.name;
 }
 
-GpuCalibration calibrate_gpu(int device) {
+model::GpuCalibration calibrate(const Context& context, double startup_ms) {
   const auto probe_start = Clock::now();
-  GpuCalibration cal;
-  cal.device = device;
-  // Driver initialization is left out of start-up: the automatic backend pays it anyway when
-  // it looks for a GPU, before it knows whether it will ever switch.
-  try {
-    require_device(device);
-  } catch (const InputError& e) {
-    throw InputError(std::string("there is no GPU to calibrate: ") + e.what());
-  }
-  cudaDeviceProp prop{};
-  RBF_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  context.activate();
+  const cudaDeviceProp& prop = context.properties();
+  model::GpuCalibration cal;
+  cal.device = context.device();
   cal.device_name = prop.name;
   cal.integrated = prop.integrated != 0;
-
-  const auto startup_start = Clock::now();
-  RBF_CUDA_CHECK(cudaSetDevice(device));
-  RBF_CUDA_CHECK(cudaFree(nullptr));  // forces the context into existence
-  cal.startup_ms = ms_since(startup_start);
+  cal.startup_ms = startup_ms;
 
   int clock_khz = 0;
-  RBF_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  RBF_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context.device()));
   const double peak_gflops = static_cast<double>(prop.multiProcessorCount) * fp32_lanes_per_sm(prop.major, prop.minor) *
                              2.0 * clock_khz * 1e3 / 1e9;
   cal.gflops = kEvaluationEfficiency * peak_gflops;
 
   // A Jetson shares its 8 GB with the CPU: take at most a quarter of what is free per buffer.
-  std::size_t free_bytes = 0, total_bytes = 0;
-  RBF_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t free_bytes = context.free_memory();
   const std::size_t copy_bytes = std::max<std::size_t>(kMiB, std::min(kCopyBytes, free_bytes / 4 / kMiB * kMiB));
   const std::size_t transfer_bytes = std::min(kTransferBytes, copy_bytes);
+  const cudaStream_t stream = context.stream();
 
-  Stream stream;
-  DeviceMemory source, target;
+  Buffer<unsigned char> source, target;
   std::vector<double> alloc_ms;
-  for (DeviceMemory* buffer : {&source, &target}) {
+  for (Buffer<unsigned char>* buffer : {&source, &target}) {
     const auto alloc_start = Clock::now();
-    buffer->allocate(copy_bytes);
+    *buffer = Buffer<unsigned char>(context, copy_bytes, Placement::device, "the calibration copy buffers");
     alloc_ms.push_back(ms_since(alloc_start));
   }
   cal.alloc_ms = median(alloc_ms);
-  RBF_CUDA_CHECK(cudaMemsetAsync(source.get(), 0, copy_bytes, stream.get()));
 
   // Fixed costs: a 4-byte copy and the wait for it; then how long queueing alone takes.
   {
     std::vector<double> round_trips;
-    RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     const auto loop_start = Clock::now();
     for (int i = 0; i < 51 && ms_since(loop_start) < kLoopBudgetMs; ++i) {
       const auto t = Clock::now();
-      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), 4, cudaMemcpyDeviceToDevice, stream.get()));
-      RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), 4, cudaMemcpyDeviceToDevice, stream));
+      RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
       if (i > 0) round_trips.push_back(ms_since(t));  // the first one warms the path up
     }
     cal.sync_ms = median(round_trips);
@@ -221,27 +168,26 @@ GpuCalibration calibrate_gpu(int device) {
     constexpr int kLaunches = 200;
     const auto t = Clock::now();
     for (int i = 0; i < kLaunches; ++i) {
-      RBF_CUDA_CHECK(cudaMemsetAsync(target.get(), 0, 4, stream.get()));
+      RBF_CUDA_CHECK(cudaMemsetAsync(target.get(), 0, 4, stream));
     }
     cal.launch_ms = ms_since(t) / kLaunches;
-    RBF_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    cal.overhead_ms = kIterationSyncs * cal.sync_ms + kIterationLaunches * cal.launch_ms;
+    RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cal.overhead_ms = model::kIterationSyncs * cal.sync_ms + model::kIterationLaunches * cal.launch_ms;
   }
 
   // Device memory bandwidth: a copy reads and writes every byte.
-  const double copy_ms = best_device_ms(stream.get(), 5, [&] {
-    RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream.get()));
+  const double copy_ms = best_device_ms(stream, 5, [&] {
+    RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream));
   });
   cal.bandwidth_gbs = gbs(2.0 * static_cast<double>(copy_bytes), copy_ms);
 
   // Host to device, from pinned memory (asynchronous copies) and from ordinary memory (what
   // copying a std::vector costs).
   {
-    PinnedMemory pinned;
-    pinned.allocate(transfer_bytes);
-    std::memset(pinned.get(), 1, transfer_bytes);
-    const double pinned_ms = best_device_ms(stream.get(), 3, [&] {
-      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), pinned.get(), transfer_bytes, cudaMemcpyHostToDevice, stream.get()));
+    Buffer<unsigned char> pinned(context, transfer_bytes, Placement::pinned_host, "the calibration staging buffer");
+    std::memset(pinned.host(), 1, transfer_bytes);
+    const double pinned_ms = best_device_ms(stream, 3, [&] {
+      RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), pinned.host(), transfer_bytes, cudaMemcpyHostToDevice, stream));
     });
     cal.transfer_gbs = gbs(static_cast<double>(transfer_bytes), pinned_ms);
   }
@@ -257,7 +203,7 @@ GpuCalibration calibrate_gpu(int device) {
     }
     cal.pageable_transfer_gbs = gbs(static_cast<double>(transfer_bytes), best);
   }
-  cal.probe_ms = ms_since(probe_start);
+  cal.probe_ms = startup_ms + ms_since(probe_start);
   return cal;
 }
 

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 #include <cmath>
 #include <string>
 
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
-#include "model/gaussian_columns.hpp"
+#include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/gaussian_columns.hpp"
 
 namespace rbf::gpu {
 namespace {
@@ -27,8 +29,8 @@ int as_int(std::size_t v) { return static_cast<int>(v); }
 }  // namespace
 
 template <typename T>
-CudaBackend<T>::CudaBackend(const model::BackendConfig& config)
-    : config_(config), context_(config.gpu_device, config.gpu_memory) {
+CudaBackend<T>::CudaBackend(std::shared_ptr<Context> context, const model::GpuOptions& options)
+    : options_(options), shared_context_(std::move(context)), context_(*shared_context_) {
   input_placement_ = context_.mapped_inputs() ? Placement::mapped_host : Placement::device;
   constants_ = Buffer<T>(context_, 3, Placement::device, "cuBLAS constants");
   const T values[3] = {T(1), T(0), T(-1)};
@@ -162,8 +164,8 @@ void CudaBackend<T>::set_validation_data(const T* x, std::size_t nv) {
 
 template <typename T>
 std::size_t CudaBackend<T>::budget_bytes() const {
-  if (config_.gpu_memory_budget_mb > 0.0)
-    return static_cast<std::size_t>(config_.gpu_memory_budget_mb * 1024.0 * 1024.0);
+  if (options_.memory_budget_mb > 0.0)
+    return static_cast<std::size_t>(options_.memory_budget_mb * 1024.0 * 1024.0);
   return static_cast<std::size_t>(0.8 * static_cast<double>(context_.free_memory()));
 }
 
@@ -183,7 +185,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
     if (rows[c] >= n_)
       throw RuntimeError("gpu backend: candidate " + std::to_string(c) + " names row " +
                          std::to_string(rows[c]) + " of " + std::to_string(n_));
-    gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as model/gaussian_columns.hpp
+    gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as model/contracts/gaussian_columns.hpp
     row_index[c] = static_cast<long long>(rows[c]);
   }
 
@@ -224,9 +226,8 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
   const double phi_bytes = column_bytes * static_cast<double>(count);
   const double limit = std::min(memory_budget_bytes, static_cast<double>(budget_bytes()));
   const double headroom = column_bytes * static_cast<double>(kBasisHeadroomColumns);
-  // The interface's rule (count * n * sizeof(T) within the caller's budget), then the GPU's.
-  stored_ = static_cast<double>(count) * static_cast<double>(n_) * sizeof(T) <= memory_budget_bytes &&
-            phi_bytes <= limit &&
+  // The interface's rule within the caller's budget, then the GPU's (padded rows, headroom for Q).
+  stored_ = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes) && phi_bytes <= limit &&
             phi_bytes + headroom <= static_cast<double>(context_.free_memory());
   candidates_ = count;
   if (stored_) {

@@ -3,24 +3,25 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/kernels.hpp"
-#include "model/backend.hpp"
-#include "model/config.hpp"
+#include "model/contracts/backend.hpp"
+#include "model/contracts/backend_options.hpp"
 
 namespace rbf::gpu {
 
 template <typename T>
 class CudaBackend final : public model::Backend<T> {
  public:
-  explicit CudaBackend(const model::BackendConfig& config);
+  CudaBackend(std::shared_ptr<Context> context, const model::GpuOptions& options);
   ~CudaBackend() override = default;
 
-  std::string name() const override { return "gpu"; }
+  model::BackendKind kind() const override { return model::BackendKind::gpu; }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
@@ -79,8 +80,9 @@ class CudaBackend final : public model::Backend<T> {
   void release_candidates();
   void release_validation();
 
-  model::BackendConfig config_;
-  Context context_;
+  model::GpuOptions options_;
+  std::shared_ptr<Context> shared_context_;  // the run's one device context
+  const Context& context_;
   Placement input_placement_;
 
   // Training data (feature-major, rows padded with zeros to npad_).

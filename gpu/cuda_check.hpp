@@ -1,13 +1,16 @@
-// Check macros for CUDA and cuBLAS calls: throw rbf::gpu::Error with the expression, file:line
+// Check macros for CUDA and cuBLAS calls: throw rbf::model::DeviceError with the expression, file:line
 // and the library's error text, or, in destructors, only log it.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "gpu/gpu_error.hpp"
+#include "model/contracts/device_error.hpp"
 
 namespace rbf::gpu {
+
+// Inside gpu/ the device error is simply gpu::Error.
+using Error = model::DeviceError;
 
 // cublasGetStatusString appeared in CUDA 11.4; JetPack 4.6 ships 10.2, so name them here.
 const char* cublas_status_text(cublasStatus_t status);

@@ -1,4 +1,5 @@
-// The device a CUDA backend runs on: device choice, stream, cuBLAS handle and memory queries.
+// One open device per run: device choice, stream, cuBLAS handle and memory queries, shared by
+// the growth backend, the refinement engine and calibration.
 #pragma once
 
 #include <cublas_v2.h>
@@ -7,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "model/config.hpp"
+#include "model/contracts/backend_options.hpp"
 
 namespace rbf::gpu {
 

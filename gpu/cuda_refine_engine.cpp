@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 #include <cmath>
 #include <initializer_list>
 #include <string>
@@ -39,8 +40,8 @@ void release_all(std::initializer_list<Buffer<U>*> buffers) {
 }  // namespace
 
 template <typename T>
-CudaRefineEngine<T>::CudaRefineEngine(const model::BackendConfig& config)
-    : context_(config.gpu_device, config.gpu_memory) {
+CudaRefineEngine<T>::CudaRefineEngine(std::shared_ptr<Context> context)
+    : shared_context_(std::move(context)), context_(*shared_context_) {
   constants_ = Buffer<T>(context_, 2, Placement::device, "cuBLAS constants");
   const T values[2] = {T(1), T(0)};
   RBF_CUDA_CHECK(cudaMemcpyAsync(constants_.get(), values, sizeof(values), cudaMemcpyHostToDevice, context_.stream()));

@@ -3,23 +3,23 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
-#include "model/config.hpp"
-#include "model/refine_engine.hpp"
+#include "model/contracts/refine_engine.hpp"
 
 namespace rbf::gpu {
 
 template <typename T>
 class CudaRefineEngine final : public model::RefineEngine<T> {
  public:
-  explicit CudaRefineEngine(const model::BackendConfig& config);
+  explicit CudaRefineEngine(std::shared_ptr<Context> context);
   ~CudaRefineEngine() override = default;
 
-  std::string name() const override { return "gpu"; }
+  model::BackendKind kind() const override { return model::BackendKind::gpu; }
   void set_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k, const T* xv,
                 std::size_t nv) override;
   double loss_gradient(const model::NodeParams& p, std::vector<double>* gradient) override;
@@ -49,7 +49,8 @@ class CudaRefineEngine final : public model::RefineEngine<T> {
   template <typename U>
   void ensure(Buffer<U>& buffer, std::size_t count, const char* what);
 
-  Context context_;
+  std::shared_ptr<Context> shared_context_;  // the run's one device context
+  const Context& context_;
   Buffer<T> constants_;  // 1, 0 for cuBLAS in device pointer mode
 
   // Training rows: [X | 1] (npad x (d + 1), column-major; the ones column serves the column

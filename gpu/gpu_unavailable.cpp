@@ -1,31 +1,45 @@
-// Entry points of the CUDA backend for builds without CUDA: each says so plainly.
-#include "gpu/gpu_api.hpp"
+// The CUDA backend's entry points for builds without CUDA: each says so plainly.
+#include "model/contracts/gpu_entry_points.hpp"
 
 #include "data/errors.hpp"
 
 namespace rbf::gpu {
 
+namespace {
+const char* const kNoCuda = "this rbfnet was built without CUDA";
+}  // namespace
+
 bool built_with_cuda() { return false; }
 
 DeviceReport query_devices() {
   DeviceReport report;
-  report.why_none = "this rbfnet was built without CUDA (configure with -DRBF_CUDA=ON)";
+  report.why_none = std::string(kNoCuda) + " (configure with -DRBF_CUDA=ON)";
   return report;
 }
 
-template <typename T>
-std::unique_ptr<model::Backend<T>> make_backend(const model::BackendConfig&) {
-  throw InputError("the GPU backend is not available: this rbfnet was built without CUDA");
+std::shared_ptr<Context> open_context(const model::GpuOptions&) {
+  throw InputError(std::string("the GPU backend is not available: ") + kNoCuda);
 }
 
 template <typename T>
-std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::BackendConfig&) {
-  throw InputError("GPU refinement is not available: this rbfnet was built without CUDA");
+std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context>, const model::GpuOptions&) {
+  throw InputError(std::string("the GPU backend is not available: ") + kNoCuda);
 }
 
-template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(const model::BackendConfig&);
-template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(const model::BackendConfig&);
-template std::unique_ptr<model::Backend<float>> make_backend<float>(const model::BackendConfig&);
-template std::unique_ptr<model::Backend<double>> make_backend<double>(const model::BackendConfig&);
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(std::shared_ptr<Context>) {
+  throw InputError(std::string("GPU refinement is not available: ") + kNoCuda);
+}
+
+std::string device_name(int) { throw InputError(kNoCuda); }
+
+model::GpuCalibration calibrate(const Context&, double) {
+  throw InputError(std::string("there is no GPU to calibrate: ") + kNoCuda);
+}
+
+template std::unique_ptr<model::Backend<float>> make_backend<float>(std::shared_ptr<Context>, const model::GpuOptions&);
+template std::unique_ptr<model::Backend<double>> make_backend<double>(std::shared_ptr<Context>, const model::GpuOptions&);
+template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(std::shared_ptr<Context>);
+template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(std::shared_ptr<Context>);
 
 }  // namespace rbf::gpu

@@ -1,34 +1,92 @@
-// Backend factory: the one place that maps BackendKind to an implementation.
+// The run's backend factory: maps BackendKind to the CPU or GPU entry points and shares one
+// GPU context among everything the run does on the device.
 #include "model/backend_factory.hpp"
 
-#include "gpu/gpu_api.hpp"
-#include "model/eigen_backend.hpp"
-#include "model/eigen_refine_engine.hpp"
+#include <chrono>
+
+#include "model/contracts/cpu_entry_points.hpp"
 
 namespace rbf::model {
 
-template <typename T>
-std::unique_ptr<Backend<T>> make_backend(BackendKind kind, const BackendConfig& backend, int threads) {
-  switch (kind) {
-    case BackendKind::gpu:
-      return gpu::make_backend<T>(backend);
-    case BackendKind::cpu:
-    case BackendKind::auto_select:
-      break;
+CpuOptions cpu_options(const Config& config) {
+  CpuOptions options;
+  options.threads = config.trainer.threads;
+  return options;
+}
+
+GpuOptions gpu_options(const BackendConfig& backend) {
+  GpuOptions options;
+  options.device = backend.gpu_device;
+  options.memory_budget_mb = backend.gpu_memory_budget_mb;
+  options.memory = backend.gpu_memory;
+  return options;
+}
+
+BackendFactory::BackendFactory(const BackendConfig& backend, int threads) : gpu_(gpu_options(backend)) {
+  cpu_.threads = threads;
+}
+
+std::shared_ptr<gpu::Context> BackendFactory::context() {
+  if (!context_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    context_ = gpu::open_context(gpu_);
+    startup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  return make_eigen_backend<T>(threads);
+  return context_;
 }
-
-template std::unique_ptr<Backend<float>> make_backend<float>(BackendKind, const BackendConfig&, int);
-template std::unique_ptr<Backend<double>> make_backend<double>(BackendKind, const BackendConfig&, int);
 
 template <typename T>
-std::unique_ptr<RefineEngine<T>> make_refine_engine(BackendKind kind, const BackendConfig& backend, int threads) {
-  if (kind == BackendKind::gpu) return gpu::make_refine_engine<T>(backend);
-  return make_eigen_refine_engine<T>(threads);
+std::unique_ptr<Backend<T>> BackendFactory::make_backend(BackendKind kind) {
+  if (kind == BackendKind::gpu) return gpu::make_backend<T>(context(), gpu_);
+  return cpu::make_backend<T>(cpu_);
 }
 
-template std::unique_ptr<RefineEngine<float>> make_refine_engine<float>(BackendKind, const BackendConfig&, int);
-template std::unique_ptr<RefineEngine<double>> make_refine_engine<double>(BackendKind, const BackendConfig&, int);
+template <typename T>
+std::unique_ptr<RefineEngine<T>> BackendFactory::make_refine_engine(BackendKind kind) {
+  if (kind == BackendKind::gpu) return gpu::make_refine_engine<T>(context());
+  return cpu::make_refine_engine<T>(cpu_);
+}
+
+template std::unique_ptr<Backend<float>> BackendFactory::make_backend<float>(BackendKind);
+template std::unique_ptr<Backend<double>> BackendFactory::make_backend<double>(BackendKind);
+template std::unique_ptr<RefineEngine<float>> BackendFactory::make_refine_engine<float>(BackendKind);
+template std::unique_ptr<RefineEngine<double>> BackendFactory::make_refine_engine<double>(BackendKind);
+
+bool BackendFactory::gpu_available(std::string& why) const {
+  if (!gpu::built_with_cuda()) {
+    why = "this rbfnet was built without CUDA";
+    return false;
+  }
+  const gpu::DeviceReport report = gpu::query_devices();
+  if (report.devices.empty()) {
+    why = report.why_none;
+    return false;
+  }
+  if (gpu_.device < 0 || static_cast<std::size_t>(gpu_.device) >= report.devices.size()) {
+    why = "backend.gpu_device " + std::to_string(gpu_.device) + " does not exist";
+    return false;
+  }
+  return true;
+}
+
+GpuCalibration BackendFactory::calibrate_gpu() {
+  try {
+    // Asking for the device's name starts the driver first, so that start-up is the
+    // context's alone: auto pays the driver's start anyway when it looks for a GPU.
+    if (!context_) gpu::device_name(gpu_.device);
+    context();
+  } catch (const InputError& e) {
+    throw InputError(std::string("there is no GPU to calibrate: ") + e.what());
+  }
+  return gpu::calibrate(*context_, startup_ms_);
+}
+
+GpuProbe BackendFactory::gpu_probe() {
+  GpuProbe probe;
+  const int device = gpu_.device;
+  probe.device_name = [device] { return gpu::device_name(device); };
+  probe.calibrate = [this] { return calibrate_gpu(); };
+  return probe;
+}
 
 }  // namespace rbf::model

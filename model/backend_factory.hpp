@@ -1,21 +1,53 @@
-// Chooses and creates the compute backend named by the configuration.
+// The run's backend factory: the one place that names both backends (through their entry
+// points in model/contracts/), and the owner of the run's one GPU context.
 #pragma once
 
 #include <memory>
+#include <string>
 
-#include "model/backend.hpp"
 #include "model/config.hpp"
-#include "model/refine_engine.hpp"
+#include "model/contracts/backend.hpp"
+#include "model/contracts/backend_options.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
+#include "model/contracts/refine_engine.hpp"
+#include "model/switching/calibration_cache.hpp"
 
 namespace rbf::model {
 
-// cpu: the Eigen backend. gpu: the CUDA backend, or an error saying why it is unavailable.
-// auto: starts on the CPU, where small models are fastest.
-template <typename T>
-std::unique_ptr<Backend<T>> make_backend(BackendKind kind, const BackendConfig& backend, int threads);
+CpuOptions cpu_options(const Config& config);
+GpuOptions gpu_options(const BackendConfig& backend);
 
-// The refinement engine of the backend `kind` (cpu or gpu; auto means cpu).
-template <typename T>
-std::unique_ptr<RefineEngine<T>> make_refine_engine(BackendKind kind, const BackendConfig& backend, int threads);
+// Creates backends and refinement engines for one run. The GPU context is opened on first
+// use and shared by every GPU backend, refinement engine and calibration of the run (one
+// stream, one cuBLAS handle), and dropped after a device fault.
+class BackendFactory {
+ public:
+  BackendFactory(const BackendConfig& backend, int threads);
+
+  // cpu: the Eigen backend. gpu: the CUDA backend, or an error saying why it is unavailable.
+  // auto means cpu (auto starts on the CPU, where small models are fastest).
+  template <typename T>
+  std::unique_ptr<Backend<T>> make_backend(BackendKind kind);
+  // The refinement engine of the backend `kind` (auto means cpu).
+  template <typename T>
+  std::unique_ptr<RefineEngine<T>> make_refine_engine(BackendKind kind);
+
+  // Whether a CUDA device exists for the configured gpu_device; `why` says why not.
+  bool gpu_available(std::string& why) const;
+  // The switch's access to the GPU: its name, and a probe on the run's context.
+  GpuProbe gpu_probe();
+  // Opens the context (timing it, as the calibration's start-up) and probes the device.
+  GpuCalibration calibrate_gpu();
+  // After a device fault nothing on the device is trusted: the next GPU use opens anew.
+  void forget_gpu() { context_.reset(); }
+
+ private:
+  std::shared_ptr<gpu::Context> context();
+
+  CpuOptions cpu_;
+  GpuOptions gpu_;
+  std::shared_ptr<gpu::Context> context_;
+  double startup_ms_ = 0;  // how long opening context_ took
+};
 
 }  // namespace rbf::model

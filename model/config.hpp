@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "model/contracts/backend_options.hpp"
+
 namespace rbf::model {
 
 enum class TaskKind { auto_detect, regression, classification };
 enum class Strategy { ols, max_residual };
-enum class BackendKind { cpu, gpu, auto_select };
 enum class Precision { float32, float64 };
-enum class GpuMemory { auto_select, device, mapped };
 enum class RefineMethod { adam, lm };
 
 struct DataConfig {

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "gpu/gpu_error.hpp"
-#include "model/backend.hpp"
+#include "model/contracts/device_error.hpp"
+#include "model/contracts/backend.hpp"
 #include "model/forwarding_backend.hpp"
 
 namespace rbf::model {
@@ -23,7 +23,7 @@ inline std::size_t fault_iteration_from_env() {
 }
 
 // Forwards every call to `inner`; the selection made while the trainer's iteration counter
-// `*iteration` equals `fail_at` throws rbf::gpu::Error, once, as a device fault would.
+// `*iteration` equals `fail_at` throws rbf::model::DeviceError, once, as a device fault would.
 template <typename T>
 class FaultInjectingBackend final : public ForwardingBackend<T> {
  public:
@@ -43,7 +43,7 @@ class FaultInjectingBackend final : public ForwardingBackend<T> {
   void tick() {
     if (!fired_ && *iteration_ == fail_at_) {
       fired_ = true;
-      throw gpu::Error("injected GPU fault at iteration " + std::to_string(fail_at_) +
+      throw DeviceError("injected GPU fault at iteration " + std::to_string(fail_at_) +
                        " (RBFNET_FAULT_GPU_AT_ITERATION)");
     }
   }

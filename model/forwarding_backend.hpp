@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/backend.hpp"
+#include "model/contracts/backend.hpp"
 
 namespace rbf::model {
 
@@ -16,7 +16,7 @@ class ForwardingBackend : public Backend<T> {
  public:
   explicit ForwardingBackend(std::unique_ptr<Backend<T>> inner) : inner_(std::move(inner)) {}
 
-  std::string name() const override { return inner_->name(); }
+  BackendKind kind() const override { return inner_->kind(); }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
     inner_->set_training_data(x, n, d, y, k);
   }

@@ -5,24 +5,23 @@
 
 #include <fmt/format.h>
 
-#include "model/backend_factory.hpp"
 
 namespace rbf::model::detail {
 
 template <typename T>
 RefineEngine<T>& GrowthRun<T>::refine_engine(std::vector<std::string>& events) {
-  const std::string kind = backend_->name();
+  const BackendKind kind = backend_->kind();
   if (engine_ && engine_kind_ == kind) return *engine_;
   engine_.reset();
-  if (kind == "gpu") {
+  if (kind == BackendKind::gpu) {
     try {
-      engine_ = make_refine_engine<T>(BackendKind::gpu, config_.backend, config_.trainer.threads);
-    } catch (const std::runtime_error& e) {  // InputError (no CUDA) or gpu::Error
+      engine_ = factory_.template make_refine_engine<T>(BackendKind::gpu);
+    } catch (const std::runtime_error& e) {  // InputError (no CUDA) or DeviceError
       events.push_back(std::string("refinement runs on the CPU: ") + e.what());
       spdlog::warn("{}", events.back());
     }
   }
-  if (!engine_) engine_ = make_refine_engine<T>(BackendKind::cpu, config_.backend, config_.trainer.threads);
+  if (!engine_) engine_ = factory_.template make_refine_engine<T>(BackendKind::cpu);
   engine_kind_ = kind;
   engine_->set_data(x_.data(), n_, p_.d, y_.data(), k_, xv_.data(), nv_);
   return *engine_;
@@ -100,7 +99,7 @@ std::string GrowthRun<T>::refine_growing(bool classify, double val_rmse, double&
       r_.solve(theta_, k_, chosen_.size(), w);
       v = score_validation(*backend_, p_, w, chosen_.size(), classify, scratch);
     }
-  } catch (const gpu::Error&) {
+  } catch (const DeviceError&) {
     // The host record goes back to the nodes before refinement; the caller moves the run
     // off the failed GPU by replaying them.
     restore_record();

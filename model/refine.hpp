@@ -7,7 +7,7 @@
 #include <string>
 
 #include "model/config.hpp"
-#include "model/refine_engine.hpp"
+#include "model/contracts/refine_engine.hpp"
 
 namespace rbf::model {
 

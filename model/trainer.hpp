@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "data/dataset.hpp"
-#include "model/backend.hpp"
+#include "model/contracts/backend.hpp"
 #include "model/config.hpp"
 #include "model/network.hpp"
-#include "model/switch_policy.hpp"
+#include "model/switching/switch_rule.hpp"
 #include "model/training_state.hpp"
 
 namespace rbf::model {

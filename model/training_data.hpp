@@ -8,7 +8,7 @@
 
 #include "data/dataset.hpp"
 #include "data/scaler.hpp"
-#include "model/backend.hpp"
+#include "model/contracts/backend.hpp"
 #include "model/config.hpp"
 
 namespace rbf::model::detail {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "gpu/gpu_api.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 
 namespace rbf::test {
 

@@ -13,10 +13,10 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
-#include "gpu/gpu_api.hpp"
-#include "model/backend.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
+#include "model/contracts/backend.hpp"
 #include "model/config.hpp"
-#include "model/eigen_backend.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
 #include "tests/parity_support.hpp"
 
 using rbf::model::Backend;
@@ -274,10 +274,10 @@ using rbf::test::relative_difference;
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
                                  rbf::model::GpuMemory memory = rbf::model::GpuMemory::auto_select) {
-  if (which == "cpu") return rbf::model::make_eigen_backend<T>(2);
-  rbf::model::BackendConfig config;
-  config.gpu_memory = memory;
-  return rbf::gpu::make_backend<T>(config);
+  if (which == "cpu") return rbf::cpu::make_backend<T>(rbf::model::CpuOptions{2});
+  rbf::model::GpuOptions options;
+  options.memory = memory;
+  return rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
 }
 
 constexpr double kStoreAll = 1e15;
@@ -291,6 +291,7 @@ void check_against_reference(const std::string& which) {
   const Growth ref = reference_growth(p, 50);
   auto b = make<T>(which);
   CHECK(b->name() == which);
+  CHECK(b->kind() == (which == "cpu" ? rbf::model::BackendKind::cpu : rbf::model::BackendKind::gpu));
   bool stored = false;
   const Growth g = grow(*b, p, 50, kStoreAll, &stored);
   CHECK(stored);
@@ -738,9 +739,9 @@ TEST_CASE_TEMPLATE("gpu backend: the trainer state moves between CPU and GPU mid
 
 TEST_CASE("gpu backend: device errors are clear rbf::gpu errors") {
   RBF_SKIP_WITHOUT_GPU();
-  rbf::model::BackendConfig config;
-  config.gpu_device = 1000;
-  CHECK_THROWS_AS(rbf::gpu::make_backend<float>(config), rbf::InputError);
+  rbf::model::GpuOptions options;
+  options.device = 1000;
+  CHECK_THROWS_AS(rbf::gpu::open_context(options), rbf::InputError);
 
   // More rows than any device holds: refused before anything is read or allocated.
   auto b = make<float>("gpu");
@@ -748,7 +749,7 @@ TEST_CASE("gpu backend: device errors are clear rbf::gpu errors") {
   try {
     b->set_training_data(x, std::size_t{1} << 30, 512, x, 1);
     FAIL("expected an out-of-memory error");
-  } catch (const rbf::gpu::Error& e) {
+  } catch (const rbf::model::DeviceError& e) {
     const std::string what = e.what();
     CHECK(what.find("out of GPU memory") != std::string::npos);
     CHECK(what.find("training data") != std::string::npos);

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "data/synthetic.hpp"
-#include "gpu/gpu_api.hpp"
-#include "gpu/gpu_error.hpp"
-#include "model/eigen_backend.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
+#include "model/contracts/device_error.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/trainer.hpp"
 
@@ -22,8 +22,8 @@ template <typename T>
 class FakeGpu final : public model::ForwardingBackend<T> {
  public:
   explicit FakeGpu(bool portable)
-      : model::ForwardingBackend<T>(std::make_unique<model::EigenBackend<T>>(2)), portable_(portable) {}
-  std::string name() const override { return "gpu"; }
+      : model::ForwardingBackend<T>(cpu::make_backend<T>(model::CpuOptions{2})), portable_(portable) {}
+  model::BackendKind kind() const override { return model::BackendKind::gpu; }
   void export_state(model::BackendState<T>& s) const override {
     if (!portable_) throw std::logic_error("no state transfer");
     model::ForwardingBackend<T>::export_state(s);
@@ -41,7 +41,7 @@ model::TrainerHooks fake_gpu_hooks(bool portable = true) {
   model::TrainerHooks hooks;
   hooks.make_float = [portable](model::BackendKind kind) -> std::unique_ptr<model::Backend<float>> {
     if (kind == model::BackendKind::gpu) return std::make_unique<FakeGpu<float>>(portable);
-    return model::make_eigen_backend<float>(2);
+    return cpu::make_backend<float>(model::CpuOptions{2});
   };
   hooks.gpu_available = [](std::string&) { return true; };
   return hooks;
@@ -156,7 +156,7 @@ TEST_CASE("switching: a GPU fault with an explicit gpu backend is an error") {
   c.backend.kind = model::BackendKind::gpu;
   model::TrainerHooks hooks = fake_gpu_hooks();
   hooks.fault_gpu_at_iteration = 3;
-  CHECK_THROWS_AS(model::train(dataset(), c, {}, hooks), gpu::Error);
+  CHECK_THROWS_AS(model::train(dataset(), c, {}, hooks), model::DeviceError);
 }
 
 TEST_CASE("switching: auto without a usable GPU trains on the CPU and says so once") {

@@ -14,8 +14,8 @@
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
-#include "model/eigen_backend.hpp"
-#include "model/eigen_refine_engine.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
+#include "cpu/eigen_refine_engine.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/model_file.hpp"
 #include "model/refine.hpp"
@@ -57,8 +57,8 @@ Problem make_problem(std::uint64_t seed, std::size_t nodes = 5) {
 }
 
 template <typename T>
-std::unique_ptr<model::EigenRefineEngine<T>> make_engine(const Problem& pr) {
-  auto e = std::make_unique<model::EigenRefineEngine<T>>(2);
+std::unique_ptr<cpu::EigenRefineEngine<T>> make_engine(const Problem& pr) {
+  auto e = std::make_unique<cpu::EigenRefineEngine<T>>(2);
   const std::vector<T> x(pr.x.begin(), pr.x.end()), y(pr.y.begin(), pr.y.end()), xv(pr.xv.begin(), pr.xv.end());
   e->set_data(x.data(), pr.n, pr.d, y.data(), pr.k, xv.data(), pr.nv);
   return e;
@@ -403,7 +403,7 @@ namespace {
 class StopDuringUpdate final : public model::ForwardingBackend<double> {
  public:
   StopDuringUpdate(std::atomic<bool>* stop, std::size_t at)
-      : model::ForwardingBackend<double>(model::make_eigen_backend<double>(2)), stop_(stop), at_(at) {}
+      : model::ForwardingBackend<double>(cpu::make_backend<double>(model::CpuOptions{2})), stop_(stop), at_(at) {}
   double update(bool statistics, std::vector<double>& a) override {
     const double sse = model::ForwardingBackend<double>::update(statistics, a);
     if (nodes() == at_) *stop_ = true;

@@ -14,11 +14,11 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
-#include "gpu/gpu_api.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 #include "model/config.hpp"
-#include "model/eigen_refine_engine.hpp"
+#include "cpu/eigen_refine_engine.hpp"
 #include "model/refine.hpp"
-#include "model/refine_engine.hpp"
+#include "model/contracts/refine_engine.hpp"
 #include "tests/parity_support.hpp"
 #ifdef RBF_TEST_GPU
 #include "gpu/cuda_refine_engine.hpp"
@@ -115,7 +115,7 @@ void check_agree(const Results& got, const Results& want, const char* what) {
 
 template <typename T>
 std::unique_ptr<rbf::gpu::CudaRefineEngine<T>> make_gpu(std::size_t max_chunk_rows = 0) {
-  auto engine = std::make_unique<rbf::gpu::CudaRefineEngine<T>>(rbf::model::BackendConfig{});
+  auto engine = std::make_unique<rbf::gpu::CudaRefineEngine<T>>(rbf::gpu::open_context(rbf::model::GpuOptions{}));
   engine->set_max_chunk_rows(max_chunk_rows);
   return engine;
 }
@@ -125,9 +125,9 @@ void check_against_cpu(std::size_t n, std::size_t d, std::size_t k, std::size_t 
                        std::uint64_t seed) {
   INFO("n = " << n << ", d = " << d << ", k = " << k << ", nv = " << nv << ", nodes = " << nodes);
   const RefineProblem p = make_refine_problem(n, d, k, nv, nodes, seed);
-  auto cpu = rbf::model::make_eigen_refine_engine<T>(2);
-  auto gpu = rbf::gpu::make_refine_engine<T>(rbf::model::BackendConfig{});
-  CHECK(gpu->name() == "gpu");
+  auto cpu = rbf::cpu::make_refine_engine<T>(rbf::model::CpuOptions{2});
+  auto gpu = rbf::gpu::make_refine_engine<T>(rbf::gpu::open_context(rbf::model::GpuOptions{}));
+  CHECK(gpu->kind() == rbf::model::BackendKind::gpu);
   load(*cpu, p);
   load(*gpu, p);
   const Results want = evaluate(*cpu, p.params);
@@ -165,7 +165,7 @@ void check_chunks() {
     check_agree<T>(got, want, "chunked against whole");
   }
   // The CPU engine in its own chunks agrees too.
-  auto cpu = std::make_unique<rbf::model::EigenRefineEngine<T>>(2);
+  auto cpu = std::make_unique<rbf::cpu::EigenRefineEngine<T>>(2);
   cpu->set_chunk_rows(50);
   load(*cpu, p);
   check_agree<T>(want, evaluate(*cpu, p.params), "whole gpu against chunked cpu");
@@ -195,8 +195,8 @@ void check_repeatable() {
 template <typename T>
 void check_refinements() {
   const RefineProblem p = make_refine_problem(800, 4, 2, 120, 10, 31);
-  auto cpu = rbf::model::make_eigen_refine_engine<T>(2);
-  auto gpu = rbf::gpu::make_refine_engine<T>(rbf::model::BackendConfig{});
+  auto cpu = rbf::cpu::make_refine_engine<T>(rbf::model::CpuOptions{2});
+  auto gpu = rbf::gpu::make_refine_engine<T>(rbf::gpu::open_context(rbf::model::GpuOptions{}));
   load(*cpu, p);
   load(*gpu, p);
   for (const auto method : {rbf::model::RefineMethod::adam, rbf::model::RefineMethod::lm}) {

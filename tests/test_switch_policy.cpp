@@ -11,10 +11,10 @@
 #include <limits>
 #include <string>
 
-#include "gpu/calibration.hpp"
-#include "gpu/gpu_api.hpp"
-#include "model/calibration_cache.hpp"
-#include "model/switch_policy.hpp"
+#include "model/switching/start_rule.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
+#include "model/switching/calibration_cache.hpp"
+#include "model/switching/switch_rule.hpp"
 
 using namespace rbf::model;
 
@@ -258,7 +258,7 @@ TEST_CASE("switch policy: switch_at_nodes forces the threshold and ignores the m
 }
 
 TEST_CASE("calibration cache: the file round-trips and rejects other machines") {
-  rbf::gpu::GpuCalibration cal;
+  GpuCalibration cal;
   cal.device = 1;
   cal.device_name = "NVIDIA Tegra X2 \"test\"";
   cal.integrated = true;
@@ -274,7 +274,7 @@ TEST_CASE("calibration cache: the file round-trips and rejects other machines") 
   cal.probe_ms = 333;
   const std::string text = calibration_to_text(cal, "jetson-1");
 
-  rbf::gpu::GpuCalibration back;
+  GpuCalibration back;
   REQUIRE(calibration_from_text(text, "jetson-1", 1, cal.device_name, back));
   CHECK(back.device == 1);
   CHECK(back.device_name == cal.device_name);
@@ -304,7 +304,7 @@ TEST_CASE("calibration cache: saved under XDG_CACHE_HOME per host and device") {
   const std::string saved = old != nullptr ? old : "";
   ::setenv("XDG_CACHE_HOME", (root + "/nested").c_str(), 1);
 
-  rbf::gpu::GpuCalibration cal;
+  GpuCalibration cal;
   cal.device = 0;
   cal.device_name = "Fake GPU/1";
   cal.overhead_ms = 0.1;
@@ -312,7 +312,7 @@ TEST_CASE("calibration cache: saved under XDG_CACHE_HOME per host and device") {
   const std::string path = save_calibration(cal);
   CHECK(path.find(root + "/nested/rbfnet/gpu-") == 0);
   CHECK(path.find("Fake_GPU_1.yaml") != std::string::npos);
-  rbf::gpu::GpuCalibration back;
+  GpuCalibration back;
   CHECK(load_cached_calibration(0, "Fake GPU/1", back));
   CHECK(back.bandwidth_gbs == 500);
   CHECK_FALSE(load_cached_calibration(0, "Fake GPU 2", back));
@@ -330,7 +330,7 @@ TEST_CASE("calibration cache: saved under XDG_CACHE_HOME per host and device") {
 }
 
 TEST_CASE("calibration cache: config figures win over the calibration") {
-  rbf::gpu::GpuCalibration cal;
+  GpuCalibration cal;
   cal.device_name = "Fake";
   cal.overhead_ms = 0.2;
   cal.bandwidth_gbs = 800;
@@ -355,14 +355,15 @@ TEST_CASE("calibration cache: config figures win over the calibration") {
   CHECK(costs.migration.fixed_ms == 42);
   CHECK(costs.gpu.overhead_ms == 0.2);
 
-  if (!rbf::gpu::built_with_cuda()) {
-    // No GPU: the config's figures where given, the built-in ones elsewhere, and why.
-    const SwitchCosts none = switch_costs(config);
-    CHECK_FALSE(none.gpu_available);
-    CHECK(none.why_no_gpu.find("built without CUDA") != std::string::npos);
-    CHECK(none.gpu.bandwidth_gbs == 100);
-    CHECK(none.gpu.overhead_ms == CostModel().overhead_ms);
-  }
+  // No GPU: the config's figures where given, the built-in ones elsewhere, and why; no probe.
+  GpuProbe none_there;
+  none_there.device_name = []() -> std::string { throw rbf::InputError("no CUDA device found"); };
+  none_there.calibrate = []() -> GpuCalibration { FAIL("a missing GPU was probed"); return {}; };
+  const SwitchCosts none = switch_costs(config, none_there);
+  CHECK_FALSE(none.gpu_available);
+  CHECK(none.why_no_gpu == "no CUDA device found");
+  CHECK(none.gpu.bandwidth_gbs == 100);
+  CHECK(none.gpu.overhead_ms == CostModel().overhead_ms);
 }
 
 TEST_CASE("switch: refinement during growth adds its amortized cost to the GPU prediction") {

@@ -10,7 +10,7 @@
 #include "data/csv_reader.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
-#include "model/eigen_backend.hpp"
+#include "cpu/eigen_backend.hpp"
 #include "model/model_file.hpp"
 #include "model/trainer.hpp"
 
@@ -110,7 +110,7 @@ TEST_CASE("trainer: Q stays orthonormal to 1e-4 in float32 at 500 nodes") {
   std::vector<double> xs = ds.x;
   scaler.transform(xs.data(), ds.rows);
   x.assign(xs.begin(), xs.end());
-  model::EigenBackend<float> backend(2);
+  cpu::EigenBackend<float> backend(2);
   backend.set_training_data(x.data(), ds.rows, ds.features, y.data(), 1);
   backend.set_validation_data(nullptr, 0);
   const std::size_t count = 1500;

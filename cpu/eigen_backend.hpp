@@ -6,9 +6,13 @@
 #include <memory>
 #include <vector>
 
-#include "model/backend.hpp"
+#include "model/contracts/backend.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
+
+using model::Backend;
+using model::BackendState;
+using model::Selection;
 
 template <typename T>
 class EigenBackend final : public Backend<T> {
@@ -16,7 +20,7 @@ class EigenBackend final : public Backend<T> {
   // threads <= 0: OpenMP's default (all cores).
   explicit EigenBackend(int threads = 0);
 
-  std::string name() const override { return "cpu"; }
+  model::BackendKind kind() const override { return model::BackendKind::cpu; }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
@@ -88,7 +92,4 @@ class EigenBackend final : public Backend<T> {
   std::size_t val_columns_ = 0;
 };
 
-template <typename T>
-std::unique_ptr<Backend<T>> make_eigen_backend(int threads);
-
-}  // namespace rbf::model
+}  // namespace rbf::cpu

@@ -6,9 +6,12 @@
 #include <memory>
 #include <vector>
 
-#include "model/refine_engine.hpp"
+#include "model/contracts/refine_engine.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
+
+using model::NodeParams;
+using model::RefineEngine;
 
 template <typename T>
 class EigenRefineEngine final : public RefineEngine<T> {
@@ -16,7 +19,7 @@ class EigenRefineEngine final : public RefineEngine<T> {
   // threads <= 0: OpenMP's default (all cores).
   explicit EigenRefineEngine(int threads = 0);
 
-  std::string name() const override { return "cpu"; }
+  model::BackendKind kind() const override { return model::BackendKind::cpu; }
   void set_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k, const T* xv,
                 std::size_t nv) override;
   double loss_gradient(const NodeParams& p, std::vector<double>* gradient) override;
@@ -47,7 +50,4 @@ class EigenRefineEngine final : public RefineEngine<T> {
   Matrix x_, y_, xv_;  // n x d, n x k, nv x d
 };
 
-template <typename T>
-std::unique_ptr<RefineEngine<T>> make_eigen_refine_engine(int threads);
-
-}  // namespace rbf::model
+}  // namespace rbf::cpu

@@ -3,11 +3,12 @@
 // boards move the CPU/GPU crossover and a calibration must not be copied between machines).
 #pragma once
 
+#include <functional>
 #include <string>
 
-#include "gpu/calibration.hpp"
 #include "model/config.hpp"
-#include "model/switch_policy.hpp"
+#include "model/contracts/gpu_calibration.hpp"
+#include "model/switching/cost_model.hpp"
 
 namespace rbf::model {
 
@@ -23,19 +24,19 @@ std::string host_name();
 std::string calibration_cache_path(const std::string& host, int device, const std::string& device_name);
 
 // The cache file's text: "key: value" lines (valid YAML) with the host and every figure.
-std::string calibration_to_text(const gpu::GpuCalibration& calibration, const std::string& host);
+std::string calibration_to_text(const GpuCalibration& calibration, const std::string& host);
 
 // Reads calibration_to_text's output. False when the text is not a complete calibration of
 // exactly this host, device index and device name, or a figure is not a finite number >= 0.
 bool calibration_from_text(const std::string& text, const std::string& host, int device, const std::string& device_name,
-                           gpu::GpuCalibration& out);
+                           GpuCalibration& out);
 
 // The cached calibration of `device` on this host; false when none is cached or it is unusable.
-bool load_cached_calibration(int device, const std::string& device_name, gpu::GpuCalibration& out);
+bool load_cached_calibration(int device, const std::string& device_name, GpuCalibration& out);
 
 // Writes the cache file (atomically, creating the folder) and returns its path. Throws
 // rbf::RuntimeError when it cannot be written.
-std::string save_calibration(const gpu::GpuCalibration& calibration);
+std::string save_calibration(const GpuCalibration& calibration);
 
 // One-time costs of a migration beyond start-up: this many device allocations (X, Y, X_val,
 // centers, widths, rows, Phi_C, Q, E, n_c, s_c, g_c, used marks, Phi_val and scratch).
@@ -53,12 +54,19 @@ struct SwitchCosts {
 // overhead, bandwidth and gflops as measured; migration fixed = startup + kMigrationAllocations
 // allocations; migration rate = the pageable host -> device rate (the state lives in
 // std::vectors), else the pinned one.
-SwitchCosts switch_costs(const BackendConfig& config, const gpu::GpuCalibration& calibration);
+SwitchCosts switch_costs(const BackendConfig& config, const GpuCalibration& calibration);
+
+// How the switch reaches a GPU without naming the backend: the device's name (to find its
+// cached calibration) and a fresh probe. model/backend_factory.cpp provides both over gpu/.
+struct GpuProbe {
+  std::function<std::string()> device_name;     // throws when there is no usable GPU
+  std::function<GpuCalibration()> calibrate;   // throws rbf::model::DeviceError when the probe fails
+};
 
 // The figures for a run: from the config alone when it gives all five; otherwise from the
-// cached calibration of config.gpu_device on this host, or, when none is cached, from a probe
-// run now (well under a second) and cached. Without a usable GPU gpu_available is false and
-// why_no_gpu says why. Only a failure of the probe itself throws (rbf::gpu::Error).
-SwitchCosts switch_costs(const BackendConfig& config);
+// cached calibration of config.gpu_device on this host, or, when none is cached, from
+// probe.calibrate() (well under a second), then cached. Without a usable GPU gpu_available
+// is false and why_no_gpu says why. Only a failure of the probe itself throws.
+SwitchCosts switch_costs(const BackendConfig& config, const GpuProbe& probe);
 
 }  // namespace rbf::model

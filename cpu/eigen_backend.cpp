@@ -1,24 +1,24 @@
 // Eigen CPU backend: data, candidates, selection and validation (the passes live beside it).
-#include "model/eigen_backend.hpp"
+#include "cpu/eigen_backend.hpp"
 
 #include <cmath>
 #include <limits>
 
 #include "data/errors.hpp"
-#include "model/gaussian_columns.hpp"
+#include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/gaussian_columns.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "cpu/cpu_threads.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
+
+using model::full_dot;
+using model::gaussian_block;
+using model::gaussian_gamma;
+using model::kRowBlock;
 
 template <typename T>
-EigenBackend<T>::EigenBackend(int threads) : threads_(threads) {
-#ifdef _OPENMP
-  if (threads_ > 0) omp_set_num_threads(threads_);
-#endif
-}
+EigenBackend<T>::EigenBackend(int threads) : threads_(resolve_threads(threads)) {}
 
 template <typename T>
 void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
@@ -54,12 +54,11 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
     if (!(widths[c] > 0)) throw InputError("candidate widths must be positive");
     gamma_[c] = gaussian_gamma(widths[c]);
   }
-  const double bytes = static_cast<double>(count) * static_cast<double>(n_) * sizeof(T);
-  stored_ = bytes <= memory_budget_bytes;
+  stored_ = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes);
   phi_.resize(0, 0);
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads_)
     for (long c = 0; c < static_cast<long>(count); ++c) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
   }
   n_norm_.assign(count, T(0));
@@ -280,14 +279,7 @@ void EigenBackend<T>::import_state(const BackendState<T>& st) {
   z_columns_ = 0;
 }
 
-template <typename T>
-std::unique_ptr<Backend<T>> make_eigen_backend(int threads) {
-  return std::make_unique<EigenBackend<T>>(threads);
-}
-
 template class EigenBackend<float>;
 template class EigenBackend<double>;
-template std::unique_ptr<Backend<float>> make_eigen_backend<float>(int);
-template std::unique_ptr<Backend<double>> make_eigen_backend<double>(int);
 
-}  // namespace rbf::model
+}  // namespace rbf::cpu

@@ -7,10 +7,16 @@
 #include <algorithm>
 #include <vector>
 
-#include "model/eigen_backend.hpp"
-#include "model/gaussian_columns.hpp"
+#include "cpu/eigen_backend.hpp"
+#include "model/contracts/gaussian_columns.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
+
+using model::block_dot;
+using model::full_dot;
+using model::gaussian_block;
+using model::gaussian_gamma;
+using model::kRowBlock;
 
 namespace {
 // Candidates per work item: enough to amortize the scheduling, few enough to balance 2+ threads.
@@ -24,7 +30,7 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
   const std::size_t k = k_;
   const std::size_t block = std::min(kRowBlock, n_);
 
-#pragma omp parallel
+#pragma omp parallel num_threads(threads_)
   {
     // Per-thread scratch: one row block of a tile of candidate columns (matrix-free only).
     std::vector<T> tile_values(stored_ ? 0 : block * kCandidateTile);
@@ -86,4 +92,4 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
 template void EigenBackend<float>::scoring_pass(bool, const Vector&, const std::vector<float>&);
 template void EigenBackend<double>::scoring_pass(bool, const Vector&, const std::vector<double>&);
 
-}  // namespace rbf::model
+}  // namespace rbf::cpu

@@ -1,5 +1,5 @@
 // The switch's cost figures: config values, the per-host GPU calibration cache, or a fresh probe.
-#include "model/calibration_cache.hpp"
+#include "model/switching/calibration_cache.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -50,8 +50,8 @@ void make_directories(const std::string& path) {
 }
 
 // The figures of a calibration by their names in the cache file, in file order.
-std::vector<std::pair<const char*, double gpu::GpuCalibration::*>> figures() {
-  using C = gpu::GpuCalibration;
+std::vector<std::pair<const char*, double GpuCalibration::*>> figures() {
+  using C = GpuCalibration;
   return {{"startup_ms", &C::startup_ms},
           {"alloc_ms", &C::alloc_ms},
           {"sync_ms", &C::sync_ms},
@@ -134,7 +134,7 @@ std::string calibration_cache_path(const std::string& host, int device, const st
   return dir + "/gpu-" + safe_name(host) + "-" + std::to_string(device) + "-" + safe_name(device_name) + ".yaml";
 }
 
-std::string calibration_to_text(const gpu::GpuCalibration& calibration, const std::string& host) {
+std::string calibration_to_text(const GpuCalibration& calibration, const std::string& host) {
   std::ostringstream out;
   out << kFormatLine << "\n";
   out << "host: " << quoted(host) << "\n";
@@ -150,7 +150,7 @@ std::string calibration_to_text(const gpu::GpuCalibration& calibration, const st
 }
 
 bool calibration_from_text(const std::string& text, const std::string& host, int device, const std::string& device_name,
-                           gpu::GpuCalibration& out) {
+                           GpuCalibration& out) {
   std::map<std::string, std::string> values;
   std::istringstream in(text);
   std::string line;
@@ -167,7 +167,7 @@ bool calibration_from_text(const std::string& text, const std::string& host, int
       values["device_name"] != device_name) {
     return false;
   }
-  gpu::GpuCalibration cal;
+  GpuCalibration cal;
   cal.device = device;
   cal.device_name = device_name;
   cal.integrated = values["integrated"] == "true";
@@ -179,7 +179,7 @@ bool calibration_from_text(const std::string& text, const std::string& host, int
   return true;
 }
 
-bool load_cached_calibration(int device, const std::string& device_name, gpu::GpuCalibration& out) {
+bool load_cached_calibration(int device, const std::string& device_name, GpuCalibration& out) {
   const std::string path = calibration_cache_path(host_name(), device, device_name);
   if (path.empty()) return false;
   std::ifstream in(path);
@@ -193,7 +193,7 @@ bool load_cached_calibration(int device, const std::string& device_name, gpu::Gp
   return true;
 }
 
-std::string save_calibration(const gpu::GpuCalibration& calibration) {
+std::string save_calibration(const GpuCalibration& calibration) {
   const std::string path = calibration_cache_path(host_name(), calibration.device, calibration.device_name);
   if (path.empty()) {
     throw RuntimeError("cannot cache the GPU calibration: neither XDG_CACHE_HOME nor HOME names a folder");
@@ -208,7 +208,7 @@ std::string save_calibration(const gpu::GpuCalibration& calibration) {
   return path;
 }
 
-SwitchCosts switch_costs(const BackendConfig& config, const gpu::GpuCalibration& calibration) {
+SwitchCosts switch_costs(const BackendConfig& config, const GpuCalibration& calibration) {
   CostModel gpu;
   gpu.overhead_ms = calibration.overhead_ms;
   gpu.bandwidth_gbs = calibration.bandwidth_gbs;
@@ -222,12 +222,12 @@ SwitchCosts switch_costs(const BackendConfig& config, const gpu::GpuCalibration&
   return costs;
 }
 
-SwitchCosts switch_costs(const BackendConfig& config) {
+SwitchCosts switch_costs(const BackendConfig& config, const GpuProbe& probe) {
   const bool all_given = config.gpu_overhead_ms > 0 && config.gpu_bandwidth_gbs > 0 && config.gpu_gflops > 0 &&
                          config.migration_fixed_ms > 0 && config.migration_gbs > 0;
   std::string name, why_no_gpu;
   try {
-    name = gpu::gpu_device_name(config.gpu_device);
+    name = probe.device_name();
   } catch (const std::exception& e) {  // InputError (none, or built without CUDA) or a CUDA failure
     why_no_gpu = e.what();
   }
@@ -239,12 +239,12 @@ SwitchCosts switch_costs(const BackendConfig& config) {
     costs.source = all_given ? "config" : "built-in defaults";
     return costs;
   }
-  gpu::GpuCalibration calibration;
+  GpuCalibration calibration;
   std::string origin;
   if (load_cached_calibration(config.gpu_device, name, calibration)) {
     origin = "calibration cached in " + calibration_cache_path(host_name(), config.gpu_device, name);
   } else {
-    calibration = gpu::calibrate_gpu(config.gpu_device);
+    calibration = probe.calibrate();
     origin = "calibration measured now in " + std::to_string(static_cast<long>(calibration.probe_ms)) + " ms";
     try {
       origin += ", cached in " + save_calibration(calibration);

@@ -1,27 +1,21 @@
-// Eigen CPU refinement engine: the formulas of model/refine_engine.hpp as per-chunk GEMMs.
+// Eigen CPU refinement engine: the formulas of model/contracts/refine_engine.hpp as per-chunk GEMMs.
 //
 // Rows are cut into fixed chunks; each chunk's partial sums (small: nodes x (d + 1 + k))
 // are computed in T, in parallel, and added in chunk order in double, so results do not
 // depend on the thread count.
-#include "model/eigen_refine_engine.hpp"
+#include "cpu/eigen_refine_engine.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "data/errors.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "cpu/cpu_threads.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
 
 template <typename T>
-EigenRefineEngine<T>::EigenRefineEngine(int threads) : threads_(threads) {
-#ifdef _OPENMP
-  if (threads_ > 0) omp_set_num_threads(threads_);
-#endif
-}
+EigenRefineEngine<T>::EigenRefineEngine(int threads) : threads_(resolve_threads(threads)) {}
 
 template <typename T>
 void EigenRefineEngine<T>::set_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k,
@@ -87,7 +81,7 @@ double EigenRefineEngine<T>::loss_gradient(const NodeParams& p, std::vector<doub
   std::vector<Matrix> nodes_part(grad ? static_cast<std::size_t>(chunks) : 0);
   std::vector<Vector> bias_part(grad ? static_cast<std::size_t>(chunks) : 0);
   // One chunk is not worth waking a team of threads (on a busy machine, far from it).
-#pragma omp parallel
+#pragma omp parallel num_threads(threads_)
   {
     Matrix dist, phi, e, a;
 #pragma omp for schedule(static)
@@ -216,14 +210,7 @@ std::size_t EigenRefineEngine<T>::memory_bytes() const {
   return static_cast<std::size_t>(x_.size() + y_.size() + xv_.size()) * sizeof(T);
 }
 
-template <typename T>
-std::unique_ptr<RefineEngine<T>> make_eigen_refine_engine(int threads) {
-  return std::make_unique<EigenRefineEngine<T>>(threads);
-}
-
 template class EigenRefineEngine<float>;
 template class EigenRefineEngine<double>;
-template std::unique_ptr<RefineEngine<float>> make_eigen_refine_engine<float>(int);
-template std::unique_ptr<RefineEngine<double>> make_eigen_refine_engine<double>(int);
 
-}  // namespace rbf::model
+}  // namespace rbf::cpu

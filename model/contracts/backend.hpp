@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "model/contracts/backend_options.hpp"
+
 namespace rbf::model {
 
 struct Selection {
@@ -43,8 +45,9 @@ class Backend {
   Backend(const Backend&) = delete;
   Backend& operator=(const Backend&) = delete;
 
-  // "cpu" or "gpu".
-  virtual std::string name() const = 0;
+  virtual BackendKind kind() const = 0;
+  // "cpu" or "gpu", for logs and messages.
+  std::string name() const { return backend_name(kind()); }
 
   // Copies the standardized training data: x is n x d, y is n x k, both row-major.
   virtual void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
@@ -52,8 +55,9 @@ class Backend {
   // Copies validation features (nv x d row-major); nv may be 0.
   virtual void set_validation_data(const T* x, std::size_t nv) = 0;
   // Defines the candidate pool: centers (count x d row-major), widths (count) and the
-  // training row each center came from. Phi_C is stored when count * n * sizeof(T) fits
-  // `memory_budget_bytes`, else evaluated tile by tile on every pass with identical results.
+  // training row each center came from. Phi_C is stored when store_candidates
+  // (model/contracts/candidate_storage.hpp) allows it within `memory_budget_bytes` and the
+  // backend's own memory, else evaluated tile by tile on every pass with identical results.
   virtual void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
                               std::size_t count, double memory_budget_bytes) = 0;
   // True when Phi_C is held in memory rather than re-evaluated per pass.

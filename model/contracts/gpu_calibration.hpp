@@ -1,18 +1,16 @@
-// The GPU side of the switch's cost model: a short probe of one device's fixed costs and
-// bandwidths. Plain C++ (no CUDA headers); without CUDA the entry points say so
-// (gpu/calibration_unavailable.cpp).
+// What a probe of one GPU measured, for the automatic switch's cost model (model/switching/).
 #pragma once
 
 #include <string>
 
-namespace rbf::gpu {
+namespace rbf::model {
 
-// What the probe measured on one device. Times in ms, rates in GB/s (1e9 bytes per second).
+// Times in ms, rates in GB/s (1e9 bytes per second).
 struct GpuCalibration {
   int device = 0;
   std::string device_name;
   bool integrated = false;           // shares memory with the CPU (Jetson)
-  double startup_ms = 0;             // context creation (cudaSetDevice + cudaFree(0)); driver init excluded
+  double startup_ms = 0;             // opening the device (context, stream, cuBLAS); driver init excluded
   double alloc_ms = 0;               // one cudaMalloc of a large (256 MiB) buffer
   double sync_ms = 0;                // a 4-byte asynchronous operation and waiting for it
   double launch_ms = 0;              // enqueueing one small asynchronous operation, no waiting
@@ -30,13 +28,4 @@ struct GpuCalibration {
 constexpr int kIterationSyncs = 3;  // add, update, and validation when there is one
 constexpr int kIterationLaunches = 12;
 
-// The device's name without measuring anything, for finding a cached calibration.
-// Throws rbf::InputError when there is no such device or CUDA is not built in.
-std::string gpu_device_name(int device);
-
-// Measures `device` in well under a second after the driver has started (start-up itself is
-// one of the figures). Throws rbf::InputError when there is no usable device or CUDA is not
-// built in, rbf::gpu::Error when a CUDA call fails during the probe.
-GpuCalibration calibrate_gpu(int device);
-
-}  // namespace rbf::gpu
+}  // namespace rbf::model

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "model/contracts/backend_options.hpp"
+
 namespace rbf::model {
 
 // Every trainable parameter of a network in standardized units, as one flat vector:
@@ -60,8 +62,9 @@ class RefineEngine {
   RefineEngine(const RefineEngine&) = delete;
   RefineEngine& operator=(const RefineEngine&) = delete;
 
-  // "cpu" or "gpu".
-  virtual std::string name() const = 0;
+  virtual BackendKind kind() const = 0;
+  // "cpu" or "gpu", for logs and messages.
+  std::string name() const { return backend_name(kind()); }
 
   // Copies the standardized data: training features x (n x d) and targets y (n x k), and
   // validation features xv (nv x d, nv may be 0); all row-major.

@@ -1,10 +1,13 @@
-// Entry points of the CUDA backend for CUDA builds: device listing and the backend and
-// refinement engine factories.
-#include "gpu/gpu_api.hpp"
+// The CUDA backend's entry points (declared in model/contracts/gpu_entry_points.hpp) for CUDA
+// builds: device listing, opening a device, and the backend and refinement engine factories.
+#include "model/contracts/gpu_entry_points.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <utility>
+
 #include "gpu/cuda_backend.hpp"
+#include "gpu/cuda_context.hpp"
 #include "gpu/cuda_refine_engine.hpp"
 
 namespace rbf::gpu {
@@ -54,20 +57,24 @@ DeviceReport query_devices() {
   return report;
 }
 
-template <typename T>
-std::unique_ptr<model::Backend<T>> make_backend(const model::BackendConfig& config) {
-  return std::make_unique<CudaBackend<T>>(config);
+std::shared_ptr<Context> open_context(const model::GpuOptions& options) {
+  return std::make_shared<Context>(options.device, options.memory);
 }
 
-template std::unique_ptr<model::Backend<float>> make_backend<float>(const model::BackendConfig&);
-template std::unique_ptr<model::Backend<double>> make_backend<double>(const model::BackendConfig&);
-
 template <typename T>
-std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::BackendConfig& config) {
-  return std::make_unique<CudaRefineEngine<T>>(config);
+std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context> context, const model::GpuOptions& options) {
+  return std::make_unique<CudaBackend<T>>(std::move(context), options);
 }
 
-template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(const model::BackendConfig&);
-template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(const model::BackendConfig&);
+template std::unique_ptr<model::Backend<float>> make_backend<float>(std::shared_ptr<Context>, const model::GpuOptions&);
+template std::unique_ptr<model::Backend<double>> make_backend<double>(std::shared_ptr<Context>, const model::GpuOptions&);
+
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(std::shared_ptr<Context> context) {
+  return std::make_unique<CudaRefineEngine<T>>(std::move(context));
+}
+
+template std::unique_ptr<model::RefineEngine<float>> make_refine_engine<float>(std::shared_ptr<Context>);
+template std::unique_ptr<model::RefineEngine<double>> make_refine_engine<double>(std::shared_ptr<Context>);
 
 }  // namespace rbf::gpu

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/eigen_backend.hpp"
+#include "cpu/eigen_backend.hpp"
 
-namespace rbf::model {
+namespace rbf::cpu {
 
 namespace {
 // Rows per block: 256 rows of up to a few hundred basis vectors stay in L2.
@@ -30,7 +30,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   if (c != kNoCandidate && z_columns_ == basis_) {
     h1 = z_history_.row(static_cast<Eigen::Index>(c)).head(t1).transpose();
   } else {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads_)
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
       partial.col(b).noalias() = q.middleRows(r0, rows).transpose() * phi.segment(r0, rows);
@@ -39,7 +39,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   }
 
   Vector u(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads_)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
     const auto qb = q.middleRows(r0, rows);
@@ -52,7 +52,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
 
   std::vector<double> norm_parts(static_cast<std::size_t>(blocks)), phi_parts(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads_)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
     auto ub = u.segment(r0, rows);
@@ -81,4 +81,4 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
 template double EigenBackend<float>::orthogonalize(std::size_t, const Vector&, double, std::vector<double>&);
 template double EigenBackend<double>::orthogonalize(std::size_t, const Vector&, double, std::vector<double>&);
 
-}  // namespace rbf::model
+}  // namespace rbf::cpu

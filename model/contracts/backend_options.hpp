@@ -1,0 +1,35 @@
+// What a backend is told when it is created: which kind it is, its CPU threads or its GPU
+// device and memory, and nothing else of the run's configuration.
+#pragma once
+
+#include <string>
+
+namespace rbf::model {
+
+enum class BackendKind { cpu, gpu, auto_select };
+enum class GpuMemory { auto_select, device, mapped };
+
+// "cpu", "gpu" or "auto", as the configuration and the logs spell them.
+inline std::string backend_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::cpu:
+      return "cpu";
+    case BackendKind::gpu:
+      return "gpu";
+    case BackendKind::auto_select:
+      break;
+  }
+  return "auto";
+}
+
+struct CpuOptions {
+  int threads = 0;  // OpenMP threads of this backend's parallel regions; 0 = all cores
+};
+
+struct GpuOptions {
+  int device = 0;                   // CUDA device index
+  double memory_budget_mb = 0.0;    // cap on the device memory the backend takes; 0 = 80% of free
+  GpuMemory memory = GpuMemory::auto_select;  // where read-once inputs live (mapped on a Jetson)
+};
+
+}  // namespace rbf::model

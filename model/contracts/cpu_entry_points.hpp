@@ -1,0 +1,21 @@
+// The CPU backend's entry points, declared here and defined in cpu/, so that the trainer's
+// factory (model/backend_factory.cpp) creates Eigen backends without including cpu/.
+#pragma once
+
+#include <memory>
+
+#include "model/contracts/backend.hpp"
+#include "model/contracts/backend_options.hpp"
+#include "model/contracts/refine_engine.hpp"
+
+namespace rbf::cpu {
+
+// The Eigen growth backend, its OpenMP regions on options.threads threads.
+template <typename T>
+std::unique_ptr<model::Backend<T>> make_backend(const model::CpuOptions& options);
+
+// The Eigen refinement engine.
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::CpuOptions& options);
+
+}  // namespace rbf::cpu

@@ -1,0 +1,67 @@
+// The CUDA backend's entry points: plain C++ declarations (no CUDA headers), defined in gpu/
+// (gpu/gpu_entry_points.cpp, or gpu/gpu_unavailable.cpp in builds without CUDA, where every
+// entry point says so), so that the trainer and the app use a GPU without including gpu/.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/contracts/backend.hpp"
+#include "model/contracts/backend_options.hpp"
+#include "model/contracts/device_error.hpp"
+#include "model/contracts/gpu_calibration.hpp"
+#include "model/contracts/refine_engine.hpp"
+
+namespace rbf::gpu {
+
+// One open device: its stream and cuBLAS handle, shared by everything a run does on it (the
+// growth backend, the refinement engine, calibration). Defined in gpu/cuda_context.hpp; held
+// here only through std::shared_ptr.
+class Context;
+
+// True when this build contains the CUDA backend.
+bool built_with_cuda();
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int major = 0, minor = 0;           // compute capability
+  std::size_t total_memory = 0;       // bytes
+  std::size_t free_memory = 0;        // bytes
+  bool integrated = false;            // shares memory with the CPU (Jetson)
+  int multiprocessors = 0;
+};
+
+struct DeviceReport {
+  std::vector<DeviceInfo> devices;
+  std::string why_none;       // set when devices is empty: built without CUDA, no driver, no device
+  int driver_version = 0;     // e.g. 13000; 0 when unknown
+  int runtime_version = 0;
+};
+
+// Lists CUDA devices, or says why there are none. Never throws.
+DeviceReport query_devices();
+
+// Opens options.device. Throws rbf::InputError when the device does not exist or CUDA is not
+// built in, rbf::model::DeviceError when the device cannot be opened.
+std::shared_ptr<Context> open_context(const model::GpuOptions& options);
+
+// The CUDA growth backend on `context`; options.memory_budget_mb caps what it takes.
+template <typename T>
+std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context> context, const model::GpuOptions& options);
+
+// The CUDA refinement engine (loss, gradient, normal equations as cuBLAS GEMMs) on `context`.
+template <typename T>
+std::unique_ptr<model::RefineEngine<T>> make_refine_engine(std::shared_ptr<Context> context);
+
+// The name of `device` without opening it, for finding a cached calibration. Throws
+// rbf::InputError when there is no such device or CUDA is not built in.
+std::string device_name(int device);
+
+// Measures the device of `context` in well under a second; `startup_ms` is what opening it
+// took (the caller timed open_context). Throws rbf::model::DeviceError when a CUDA call fails.
+model::GpuCalibration calibrate(const Context& context, double startup_ms);
+
+}  // namespace rbf::gpu

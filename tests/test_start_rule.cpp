@@ -1,0 +1,90 @@
+// auto's start decision as pure functions: the first iteration's shape, the too-small rule
+// and start_on_gpu, with made-up cost models and no backend.
+#include <doctest/doctest.h>
+
+#include "model/config.hpp"
+#include "model/contracts/candidate_storage.hpp"
+#include "model/switching/start_rule.hpp"
+
+using namespace rbf::model;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+CostModel model_of(double overhead_ms, double gbs, double gflops) {
+  CostModel m;
+  m.overhead_ms = overhead_ms;
+  m.bandwidth_gbs = gbs;
+  m.gflops = gflops;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("candidate storage: one rule, by bytes against the budget") {
+  CHECK(store_candidates(1000, 250, 4, 1e6));        // exactly 1e6 bytes fit
+  CHECK_FALSE(store_candidates(1000, 251, 4, 1e6));
+  CHECK(store_candidates(1000, 125, 8, 1e6));
+  CHECK_FALSE(store_candidates(1, 1, 4, 0));
+}
+
+TEST_CASE("start rule: the first shape stores Phi_C exactly when the storage rule says so") {
+  const IterationShape small = first_iteration_shape(2000, 8, 1, 3000, 500, 4, 3000, 1024 * kMiB);
+  CHECK(small.candidates_stored);
+  CHECK(small.rows == 2000);
+  CHECK(small.candidates_unused == 3000);
+  CHECK(small.nodes == 0);
+  // 200k rows x 3000 candidates x 4 B = 2.4 GB: over the default 1 GiB cap, on every backend.
+  const IterationShape large = first_iteration_shape(200000, 20, 1, 3000, 0, 4, 3000, 1024 * kMiB);
+  CHECK_FALSE(large.candidates_stored);
+  CHECK(large.candidates_stored == store_candidates(200000, 3000, 4, 1024 * kMiB));
+}
+
+TEST_CASE("start rule: a run too small for any GPU never asks for one") {
+  const IterationShape tiny = first_iteration_shape(150, 4, 3, 150, 30, 4, 150, 1024 * kMiB);
+  CHECK(whole_run_too_small_for_a_gpu(tiny, 20));
+  const IterationShape big = first_iteration_shape(1000000, 20, 1, 4096, 0, 4, 4096, 1e12);
+  CHECK_FALSE(whole_run_too_small_for_a_gpu(big, 300));
+  // Matrix-free passes do arithmetic that no bandwidth bound covers: never "too small" by bytes.
+  const IterationShape unstored = first_iteration_shape(150, 4, 3, 150, 30, 4, 150, 0);
+  CHECK_FALSE(whole_run_too_small_for_a_gpu(unstored, 20));
+}
+
+TEST_CASE("start rule: start on the GPU only when it is predicted at least twice as fast") {
+  BackendConfig config;
+  const IterationShape first = first_iteration_shape(1000000, 20, 1, 4096, 0, 4, 4096, 1e12);
+  const MigrationModel migration;  // 300 ms + 10 GB/s
+  const CostModel gpu = model_of(0.05, 3000, 20000);
+  const double setup_bytes = 1000000.0 * 21 * 4;
+  CHECK(start_on_gpu(config, model_of(0.01, 50, 20), gpu, migration, first, 300, setup_bytes));
+  // A CPU as fast as the GPU: stay on the CPU.
+  CHECK_FALSE(start_on_gpu(config, gpu, gpu, migration, first, 300, setup_bytes));
+  // One iteration cannot repay the migration.
+  CHECK_FALSE(start_on_gpu(config, model_of(0.01, 50, 20), gpu, migration, first, 0, setup_bytes));
+  // A forced switch point means: start on the CPU.
+  config.switch_at_nodes = 10;
+  CHECK_FALSE(start_on_gpu(config, model_of(0.01, 50, 20), gpu, migration, first, 300, setup_bytes));
+}
+
+TEST_CASE("start rule: both backends are predicted with the same storage decision") {
+  BackendConfig config;
+  const MigrationModel migration;
+  const double setup_bytes = 200000.0 * 21 * 4;
+  // GPU bandwidth far above the CPU's but no arithmetic to speak of: it wins only while
+  // Phi_C is stored; matrix-free, its (slow) arithmetic rate decides on both sides alike.
+  const CostModel cpu = model_of(0.01, 50, 1000);
+  const CostModel gpu = model_of(0.05, 3000, 1000);
+  const IterationShape stored = first_iteration_shape(200000, 20, 1, 3000, 0, 4, 3000, 1e12);
+  const IterationShape unstored = first_iteration_shape(200000, 20, 1, 3000, 0, 4, 3000, 1024 * kMiB);
+  CHECK(start_on_gpu(config, cpu, gpu, migration, stored, 300, setup_bytes));
+  CHECK_FALSE(start_on_gpu(config, cpu, gpu, migration, unstored, 300, setup_bytes));
+}
+
+TEST_CASE("start rule: the fastest CPU model bounds every real one") {
+  const CostModel fastest = fastest_cpu_cost_model();
+  CHECK(fastest.overhead_ms == 0);
+  CHECK(fastest.bandwidth_gbs == kFastestCpuGbs);
+  const IterationShape first = first_iteration_shape(20000, 20, 1, 1000, 0, 4, 1000, 1e12);
+  CHECK(fastest.predict_ms(first) <= model_of(0.01, 50, 20).predict_ms(first));
+}
