@@ -93,19 +93,26 @@ std::string at(const std::string& name, const YAML::Mark& mark) {
 
 std::string describe_choices(const std::vector<std::string>& names) { return "one of " + join(names, ", "); }
 
+namespace {
+
+// The path of the key of any section nearest to `word` ("lamda" -> "trainer.lambda"), or an
+// empty string when no key is close; the first section's wins when several have that key.
+std::string nearest_key_path(const std::string& word) {
+  std::vector<std::string> keys;
+  for (const Field& field : fields()) keys.push_back(field.key);
+  const std::string key = closest_match(word, keys);
+  if (key.empty()) return std::string();
+  for (const Field& field : fields()) {
+    if (field.key == key) return field.path();
+  }
+  return std::string();
+}
+
+}  // namespace
+
 std::string unknown_section_message(const std::string& name) {
   std::string suggestion = closest_match(name, section_names());
-  if (suggestion.empty()) {
-    std::vector<std::string> paths;
-    for (const Field& field : fields()) paths.push_back(field.key);
-    const std::string key = closest_match(name, paths);
-    for (const Field& field : fields()) {
-      if (!key.empty() && field.key == key) {
-        suggestion = field.path();
-        break;
-      }
-    }
-  }
+  if (suggestion.empty()) suggestion = nearest_key_path(name);
   if (!suggestion.empty()) {
     return "unknown section '" + name + "' (did you mean '" + suggestion + "'?)";
   }
@@ -114,21 +121,8 @@ std::string unknown_section_message(const std::string& name) {
 
 std::string unknown_key_message(const std::string& section, const std::string& key) {
   const std::string path = section + "." + key;
-  std::string suggestion;
   const std::string near_key = closest_match(key, keys_of(section));
-  if (!near_key.empty()) {
-    suggestion = section + "." + near_key;
-  } else {
-    std::vector<std::string> other_keys;
-    for (const Field& field : fields()) other_keys.push_back(field.key);
-    const std::string other = closest_match(key, other_keys);
-    for (const Field& field : fields()) {
-      if (!other.empty() && field.key == other) {
-        suggestion = field.path();
-        break;
-      }
-    }
-  }
+  const std::string suggestion = near_key.empty() ? nearest_key_path(key) : section + "." + near_key;
   if (!suggestion.empty()) {
     return "unknown key '" + path + "' (did you mean '" + suggestion + "'?)";
   }
