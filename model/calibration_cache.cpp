@@ -18,6 +18,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::model {
 
@@ -62,13 +63,6 @@ std::vector<std::pair<const char*, double gpu::GpuCalibration::*>> figures() {
           {"pageable_transfer_gbs", &C::pageable_transfer_gbs},
           {"gflops", &C::gflops},
           {"probe_ms", &C::probe_ms}};
-}
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return std::string();
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
 }
 
 // Values are written as JSON-style quoted strings (a valid YAML scalar) so any device name survives.
@@ -156,11 +150,11 @@ bool calibration_from_text(const std::string& text, const std::string& host, int
   std::string line;
   bool format_ok = false;
   while (std::getline(in, line)) {
-    if (trim(line) == kFormatLine) format_ok = true;
+    if (data::trim(line) == kFormatLine) format_ok = true;
     if (line.empty() || line[0] == '#') continue;
     const auto colon = line.find(':');
     if (colon == std::string::npos) return false;
-    values[trim(line.substr(0, colon))] = unquoted(trim(line.substr(colon + 1)));
+    values[data::trim(line.substr(0, colon))] = unquoted(data::trim(line.substr(colon + 1)));
   }
   // A file from another format, machine or device is not this device's calibration.
   if (!format_ok || values["host"] != host || values["device"] != std::to_string(device) ||

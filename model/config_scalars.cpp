@@ -8,17 +8,11 @@
 #include <limits>
 
 #include "data/errors.hpp"
+#include "data/text.hpp"
 #include "model/config_messages.hpp"
 
 namespace rbf::model::config_detail {
 namespace {
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return std::string();
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
 
 bool parse_unsigned(const std::string& text, std::uint64_t& out) {
   std::string digits = text;
@@ -82,7 +76,7 @@ Value read_scalar(const YAML::Node& node, const std::string& subject, const std:
 
 std::string scalar_of(const YAML::Node& node, const std::string& subject, const std::string& allowed) {
   if (!node.IsScalar()) fail_value(subject, allowed, describe_node(node));
-  return trim(node.Scalar());
+  return data::trim(node.Scalar());
 }
 
 std::uint64_t read_unsigned(const YAML::Node& node, const std::string& subject, const std::string& allowed,
