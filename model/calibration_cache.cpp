@@ -2,14 +2,11 @@
 #include "model/calibration_cache.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -18,6 +15,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "data/paths.hpp"
 #include "data/text.hpp"
 
 namespace rbf::model {
@@ -34,20 +32,6 @@ std::string safe_name(const std::string& text) {
     out += keep ? c : '_';
   }
   return out.empty() ? std::string("_") : out;
-}
-
-// mkdir -p; std::filesystem is not an option on gcc 7 (Jetson).
-void make_directories(const std::string& path) {
-  std::string partial;
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    partial = path.substr(0, pos);
-    if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw RuntimeError("cannot create the calibration cache folder '" + partial + "': " + std::strerror(errno));
-    }
-  }
 }
 
 // The figures of a calibration by their names in the cache file, in file order.
@@ -192,7 +176,11 @@ std::string save_calibration(const gpu::GpuCalibration& calibration) {
   if (path.empty()) {
     throw RuntimeError("cannot cache the GPU calibration: neither XDG_CACHE_HOME nor HOME names a folder");
   }
-  make_directories(calibration_cache_dir());
+  try {
+    data::make_directories(calibration_cache_dir(), "calibration cache folder");
+  } catch (const InputError& e) {
+    throw RuntimeError(e.what());  // a cache that cannot be made is a warning to switch_costs, not bad input
+  }
   const std::string text = calibration_to_text(calibration, host_name());
   try {
     data::write_file_atomically(path, text.data(), text.size());
