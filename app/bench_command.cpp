@@ -1,13 +1,10 @@
 // `rbfnet bench`: the same training on every requested backend, then costs.csv, summary.md and
 // the cost curves (cost_curves.png through gnuplot, cost_curves.gp always).
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "app/bench_report.hpp"
 #include "app/commands.hpp"
@@ -15,6 +12,7 @@
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/paths.hpp"
 #include "data/synthetic.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
 #include "model/trainer.hpp"
@@ -55,23 +53,6 @@ data::Dataset load_data(const BenchOptions& options) {
   columns.targets = options.target;
   columns.features = options.config.data.features;
   return data::read_csv(options.data, csv, columns, task_hint(options.config.data.task));
-}
-
-// mkdir -p; std::filesystem is not an option on gcc 7 (Jetson).
-void make_directories(const std::string& path) {
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    const std::string partial = path.substr(0, pos);
-    if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw InputError("cannot create the output folder '" + partial + "': " + std::strerror(errno));
-    }
-  }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw InputError("--out '" + path + "' exists and is not a folder");
-  }
 }
 
 model::BackendKind kind_of(const std::string& backend) {
@@ -186,7 +167,7 @@ BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, c
 int run_bench(const BenchOptions& options) {
   const data::Dataset dataset = load_data(options);
   const std::string dir = options.out_dir.empty() ? std::string(".") : options.out_dir;
-  make_directories(dir);
+  data::make_directories(dir, "output folder");
   spdlog::info("bench: {}: {} rows, {} features; results in {}", dataset.source, dataset.rows, dataset.features, dir);
 
   std::vector<std::string> backends;

@@ -1,9 +1,24 @@
 // Evaluation metrics shared by `rbfnet evaluate`, the trainer's summary and the tests.
 #include "model/metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace rbf::model {
+
+namespace {
+
+// Sum of squared differences of `count` values `stride` apart.
+double squared_error(const double* pred, const double* truth, std::size_t count, std::size_t stride) {
+  double sse = 0;
+  for (std::size_t i = 0; i < count * stride; i += stride) {
+    const double e = pred[i] - truth[i];
+    sse += e * e;
+  }
+  return sse;
+}
+
+}  // namespace
 
 RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k) {
   RegressionMetrics m;
@@ -15,11 +30,10 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
     double mean = 0;
     for (std::size_t i = 0; i < rows; ++i) mean += truth[i * k + j];
     mean /= static_cast<double>(rows);
-    double sse = 0, sae = 0, sst = 0;
+    const double sse = squared_error(pred + j, truth + j, rows, k);
+    double sae = 0, sst = 0;
     for (std::size_t i = 0; i < rows; ++i) {
-      const double e = pred[i * k + j] - truth[i * k + j];
-      sse += e * e;
-      sae += std::abs(e);
+      sae += std::abs(pred[i * k + j] - truth[i * k + j]);
       const double c = truth[i * k + j] - mean;
       sst += c * c;
     }
@@ -29,6 +43,11 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
     m.r2[j] = sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0);
   }
   return m;
+}
+
+double pooled_rmse(const double* pred, const double* truth, std::size_t count) {
+  if (count == 0) return 0.0;
+  return std::sqrt(squared_error(pred, truth, count, 1) / static_cast<double>(count));
 }
 
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
@@ -55,6 +74,15 @@ ClassificationMetrics classification_metrics(const std::vector<std::size_t>& pre
   }
   m.macro_f1 = present ? f1_sum / static_cast<double>(present) : 0.0;
   return m;
+}
+
+std::vector<std::size_t> predicted_classes(const double* scores, std::size_t rows, std::size_t k) {
+  std::vector<std::size_t> classes(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* s = scores + i * k;
+    classes[i] = static_cast<std::size_t>(std::max_element(s, s + k) - s);
+  }
+  return classes;
 }
 
 }  // namespace rbf::model

@@ -1,4 +1,4 @@
-// Evaluation metrics: RMSE, MAE and R^2 per target; accuracy, macro-F1 and confusion matrix.
+// Evaluation metrics: RMSE per target and pooled, MAE, R^2; predicted classes, accuracy, macro-F1, confusion.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,10 @@ struct RegressionMetrics {
 // pred and truth are row-major rows x k.
 RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k);
 
+// One RMSE over all `count` values together, e.g. rows x k outputs pooled (the trainer's
+// validation RMSE, on one-hot targets for classification); 0 when count is 0.
+double pooled_rmse(const double* pred, const double* truth, std::size_t count);
+
 struct ClassificationMetrics {
   double accuracy = 0;
   double macro_f1 = 0;  // mean F1 over classes that occur in truth or predictions
@@ -21,5 +25,9 @@ struct ClassificationMetrics {
 
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
                                              const std::vector<std::size_t>& truth, std::size_t classes);
+
+// The class of each row of `scores` (row-major rows x k): the index of its largest score, the
+// first one on a tie.
+std::vector<std::size_t> predicted_classes(const double* scores, std::size_t rows, std::size_t k);
 
 }  // namespace rbf::model

@@ -1,8 +1,9 @@
 // Network predictions in double precision on the host (deterministic, backend independent).
 #include "model/network.hpp"
 
-#include <algorithm>
 #include <cmath>
+
+#include "model/metrics.hpp"
 
 namespace rbf::model {
 
@@ -36,12 +37,7 @@ void Network::predict(const double* x, std::size_t rows, std::vector<double>& ou
 std::vector<std::size_t> Network::predict_classes(const double* x, std::size_t rows) const {
   std::vector<double> scores;
   predict(x, rows, scores);
-  std::vector<std::size_t> classes(rows);
-  for (std::size_t i = 0; i < rows; ++i) {
-    const double* s = scores.data() + i * outputs;
-    classes[i] = static_cast<std::size_t>(std::max_element(s, s + outputs) - s);
-  }
-  return classes;
+  return predicted_classes(scores.data(), rows, outputs);
 }
 
 }  // namespace rbf::model

@@ -7,6 +7,7 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
+#include "model/metrics.hpp"
 #include "model/trainer.hpp"
 
 namespace rbf::model::detail {
@@ -114,20 +115,10 @@ ValidationScore score_predictions(const PreparedData& p, bool classify, std::vec
   const std::size_t nv = p.val_rows.size();
   if (nv == 0) return score;
   if (!classify) p.y_scaler.inverse_transform(scratch.data(), nv);
-  double sse = 0;
-  for (std::size_t i = 0; i < scratch.size(); ++i) {
-    const double e = scratch[i] - p.y_val_raw[i];
-    sse += e * e;
-  }
-  score.rmse = std::sqrt(sse / static_cast<double>(scratch.size()));
+  // Pooled over all k outputs: for classification, the distance of the scores from one-hot.
+  score.rmse = pooled_rmse(scratch.data(), p.y_val_raw.data(), scratch.size());
   if (classify) {
-    std::size_t right = 0;
-    for (std::size_t i = 0; i < nv; ++i) {
-      const double* row = scratch.data() + i * p.k;
-      const auto best = static_cast<std::size_t>(std::max_element(row, row + p.k) - row);
-      right += best == p.val_class[i];
-    }
-    score.accuracy = static_cast<double>(right) / static_cast<double>(nv);
+    score.accuracy = classification_metrics(predicted_classes(scratch.data(), nv, p.k), p.val_class, p.k).accuracy;
   }
   return score;
 }

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "data/csv_reader.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
 #include "cpu/eigen_backend.hpp"
+#include "model/metrics.hpp"
 #include "model/model_file.hpp"
 #include "model/trainer.hpp"
 
@@ -282,6 +284,20 @@ TEST_CASE("trainer: predictions after save and load are bit-identical") {
   loaded.predict(ds.x.data(), ds.rows, b);
   REQUIRE(a.size() == b.size());
   CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("metrics: the validation RMSE pools every output, and a row's class is its first largest score") {
+  // 3 rows x 2 outputs; the errors are 0, 2 / 0, -4 / 0, 0.
+  const double pred[] = {1, 2, 3, 4, 5, 6};
+  const double truth[] = {1, 0, 3, 8, 5, 6};
+  CHECK(model::pooled_rmse(pred, truth, 6) == doctest::Approx(std::sqrt(20.0 / 6)));
+  CHECK(model::pooled_rmse(pred, truth, 0) == 0);
+  const model::RegressionMetrics per_target = model::regression_metrics(pred, truth, 3, 2);
+  CHECK(per_target.rmse[0] == 0);
+  CHECK(per_target.rmse[1] == doctest::Approx(std::sqrt(20.0 / 3)));
+
+  const double scores[] = {0.1, 0.7, 0.2, 0.5, 0.5, 0.0, -1, -2, -0.5};
+  CHECK(model::predicted_classes(scores, 3, 3) == std::vector<std::size_t>{1, 0, 2});
 }
 
 TEST_CASE("trainer: bundled iris reaches the held-out accuracy stated in the README") {

@@ -2,14 +2,11 @@
 #include "model/switching/calibration_cache.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -18,6 +15,8 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "data/paths.hpp"
+#include "data/text.hpp"
 
 namespace rbf::model {
 
@@ -35,20 +34,6 @@ std::string safe_name(const std::string& text) {
   return out.empty() ? std::string("_") : out;
 }
 
-// mkdir -p; std::filesystem is not an option on gcc 7 (Jetson).
-void make_directories(const std::string& path) {
-  std::string partial;
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    partial = path.substr(0, pos);
-    if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-      throw RuntimeError("cannot create the calibration cache folder '" + partial + "': " + std::strerror(errno));
-    }
-  }
-}
-
 // The figures of a calibration by their names in the cache file, in file order.
 std::vector<std::pair<const char*, double GpuCalibration::*>> figures() {
   using C = GpuCalibration;
@@ -62,13 +47,6 @@ std::vector<std::pair<const char*, double GpuCalibration::*>> figures() {
           {"pageable_transfer_gbs", &C::pageable_transfer_gbs},
           {"gflops", &C::gflops},
           {"probe_ms", &C::probe_ms}};
-}
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return std::string();
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
 }
 
 // Values are written as JSON-style quoted strings (a valid YAML scalar) so any device name survives.
@@ -156,11 +134,11 @@ bool calibration_from_text(const std::string& text, const std::string& host, int
   std::string line;
   bool format_ok = false;
   while (std::getline(in, line)) {
-    if (trim(line) == kFormatLine) format_ok = true;
+    if (data::trim(line) == kFormatLine) format_ok = true;
     if (line.empty() || line[0] == '#') continue;
     const auto colon = line.find(':');
     if (colon == std::string::npos) return false;
-    values[trim(line.substr(0, colon))] = unquoted(trim(line.substr(colon + 1)));
+    values[data::trim(line.substr(0, colon))] = unquoted(data::trim(line.substr(colon + 1)));
   }
   // A file from another format, machine or device is not this device's calibration.
   if (!format_ok || values["host"] != host || values["device"] != std::to_string(device) ||
@@ -198,7 +176,11 @@ std::string save_calibration(const GpuCalibration& calibration) {
   if (path.empty()) {
     throw RuntimeError("cannot cache the GPU calibration: neither XDG_CACHE_HOME nor HOME names a folder");
   }
-  make_directories(calibration_cache_dir());
+  try {
+    data::make_directories(calibration_cache_dir(), "calibration cache folder");
+  } catch (const InputError& e) {
+    throw RuntimeError(e.what());  // a cache that cannot be made is a warning to switch_costs, not bad input
+  }
   const std::string text = calibration_to_text(calibration, host_name());
   try {
     data::write_file_atomically(path, text.data(), text.size());
