@@ -1,8 +1,9 @@
-// GPU backend benchmarks (docs/BENCHMARKS.md, "GPU backend"): device-to-device copy
-// bandwidth, the fused scoring pass against cuBLAS gemv, growing 300 nodes on Friedman #1,
-// Gaussian activations of (center, sample) pairs, ms/iteration against node count for the
-// CPU and GPU backends, and (mode `refine` only) one refinement epoch on both engines against
-// cuBLAS SGEMM (gpu_refine_bench.cpp). Device times come from CUDA events after warm-up (medians).
+// GPU backend benchmarks: the gpu_bench program (figures in docs/BENCHMARKS.md, "GPU backend").
+// Device-to-device copy bandwidth, the fused scoring pass against cuBLAS gemv, growing 300
+// nodes on Friedman #1, Gaussian activations of (center, sample) pairs, ms/iteration against
+// node count for the CPU and GPU backends, and (mode `refine` only) one refinement epoch on
+// both engines against cuBLAS SGEMM (gpu_refine_bench.cpp). Device times come from CUDA
+// events after warm-up (medians).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>

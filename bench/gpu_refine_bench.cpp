@@ -1,5 +1,6 @@
-// The refinement-epoch benchmark: the CUDA engine (events and wall clock), cuBLAS SGEMM for
-// scale, and the Eigen engine, with the two engines' losses and gradients compared.
+// gpu_bench's refinement-epoch benchmark: the CUDA and Eigen engines against cuBLAS SGEMM.
+// The CUDA engine is timed by events and wall clock, the Eigen engine by wall clock; their
+// losses and gradients are compared.
 #include "gpu_refine_bench.hpp"
 
 #include <chrono>

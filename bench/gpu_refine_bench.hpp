@@ -1,5 +1,4 @@
-// The refinement-epoch benchmark (gpu_bench refine): one loss + gradient pass on the CUDA and
-// Eigen engines, float32, against cuBLAS SGEMM rates measured in the same run.
+// Entry point of gpu_bench's refinement-epoch benchmark (mode `refine`, gpu_refine_bench.cpp).
 #pragma once
 
 #include <cstddef>

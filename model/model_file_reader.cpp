@@ -1,6 +1,6 @@
-// Model file parsing: the envelope, the checksum, the version and every section, each claimed
-// size checked before use, every failure an InputError naming the file. docs/MODEL_FORMAT.md
-// documents the layout; keep the two in step.
+// Model file parsing (parse_network): every claimed size checked, every failure a clear error.
+// The envelope, the checksum, the version and every section are checked in turn, each error an
+// InputError naming the file. docs/MODEL_FORMAT.md documents the layout; keep the two in step.
 #include <algorithm>
 #include <cstring>
 #include <string>

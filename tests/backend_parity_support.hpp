@@ -1,5 +1,7 @@
-// What the backend parity files share: the test problem and candidate pool, growth through a
-// backend, the plain float64 reference every backend meets, and one test case per backend.
+// What the backend parity files share: test problem, growth, float64 reference, case macros.
+// The problem comes with a candidate pool laid out as the trainer's; grow() is the trainer's
+// loop through a backend; reference_growth() is the plain float64 OLS every backend meets;
+// RBF_BACKEND_CASES makes one test case per backend built in.
 #pragma once
 
 #include <doctest/doctest.h>

@@ -1,7 +1,8 @@
-// Backend parity suite: one body of checks run on every backend built in ("cpu" always,
-// "gpu" in CUDA builds), each against a plain float64 reference, plus GPU-against-CPU runs.
-// GPU cases print "SKIPPED: no CUDA device" and return when no device is present; ctest
-// reports them as skipped. Nodes added by center and width: test_backend_parity_node_at.cpp.
+// Backend parity suite: growth and selection checked alike on every backend built in.
+// One body of checks runs on every backend built in ("cpu" always, "gpu" in CUDA builds),
+// each against a plain float64 reference, plus GPU-against-CPU runs. GPU cases print
+// "SKIPPED: no CUDA device" and return when no device is present; ctest reports them as
+// skipped. Nodes added by center and width: test_backend_parity_node_at.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>

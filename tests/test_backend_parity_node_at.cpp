@@ -1,5 +1,6 @@
-// Backend parity for nodes given by center and width (add_node_at): the same model as add_node,
-// no candidate marked, and GPU against CPU for a node no candidate has.
+// Backend parity for nodes given by center and width (add_node_at), on every backend built in.
+// add_node_at gives the model add_node gives, marks no candidate, and gives the same basis on
+// GPU and CPU for a node no candidate has.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Tests of the CSV reader's errors: every malformed input gives one error naming file, line and
-// (where one applies) column.
+// Tests of the CSV reader on malformed input: one error each, naming file and line.
+// The column is named too where one applies.
 #include <doctest/doctest.h>
 
 #include <string>

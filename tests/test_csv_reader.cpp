@@ -1,5 +1,5 @@
-// Tests of the CSV reader on well-formed input: quoting, delimiters, line endings, exact numbers,
-// class labels, column selection, and real files.
+// Tests of the CSV reader on well-formed input.
+// Quoting, delimiters, line endings, exact numbers, class labels, column selection, real files.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// Tests of the model file: exact round trips, a pinned format-1 file, the byte layout, and
-// loading and saving files (missing paths, directories, failed saves).
+// Tests of the model file: round trips, the pinned format-1 file, the layout, loading and saving.
+// Loading and saving cover missing paths, directories and failed saves.
 #include <doctest/doctest.h>
 #include <unistd.h>
 

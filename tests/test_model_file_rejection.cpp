@@ -1,5 +1,6 @@
-// Tests of the model file's refusals: every truncation and bit flip, foreign files, versions,
-// unknown sections, hostile size claims and inconsistent contents, each a clear error.
+// Tests of the model file's refusals: damaged, foreign, newer, hostile or inconsistent files.
+// Every truncation and bit flip, foreign files, versions, unknown sections, hostile size claims
+// and inconsistent contents: each a clear error.
 #include <doctest/doctest.h>
 
 #include <cmath>

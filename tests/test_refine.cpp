@@ -1,5 +1,5 @@
-// Refinement's engine and optimizers: analytic gradients against finite differences, adam and
-// lm, the ridge term and the validation guard.
+// Tests of refinement's engine and optimizers: gradients, adam, lm, ridge, validation guard.
+// Analytic gradients are checked against finite differences.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
-// Refinement inside training: lower validation error, rollback of refinements that do not help,
-// saving refined models, interrupts and resuming from checkpoints with moved nodes.
+// Tests of refinement inside training: its gains, rollbacks, saving, interrupts and resuming.
+// Refinement lowers validation error; refinements that do not help are rolled back; refined
+// models save and load; runs with moved nodes resume from their checkpoints.
 #include <doctest/doctest.h>
 
 #include <atomic>
