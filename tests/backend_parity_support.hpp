@@ -1,0 +1,141 @@
+// What the backend parity files share: test problem, growth, float64 reference, case macros.
+// The problem comes with a candidate pool laid out as the trainer's; grow() is the trainer's
+// loop through a backend; reference_growth() is the plain float64 OLS every backend meets;
+// RBF_BACKEND_CASES makes one test case per backend built in.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/config.hpp"
+#include "model/contracts/backend.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
+#include "tests/parity_support.hpp"
+
+namespace rbf::test::parity {
+
+using rbf::model::Backend;
+using rbf::test::relative;
+using rbf::test::relative_difference;
+
+inline constexpr double kTol = 1e-4;  // dependency tolerance, as the trainer's default
+inline constexpr double kStoreAll = 1e15;  // a candidate budget that stores every candidate
+
+// A small, well-conditioned regression problem with a candidate pool laid out as the trainer
+// does: candidate c = row_index * widths + width_index.
+struct Problem {
+  std::size_t n = 0, d = 0, k = 0, nv = 0;
+  std::vector<double> x, y, xv;           // row-major
+  std::vector<double> centers, widths;    // count x d, count
+  std::vector<std::size_t> rows;          // count
+  std::size_t count() const { return widths.size(); }
+};
+
+// `duplicate`: the second half of the pool repeats the first half exactly, so equal scores
+// occur and the lowest index must win.
+Problem make_problem(std::size_t n, std::size_t d, std::size_t k, std::size_t nv, std::size_t pool,
+                     std::uint64_t seed, bool duplicate = false);
+
+template <typename T>
+std::vector<T> as(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+// What a growth run produced: chosen candidates, ||E||^2 after each node, validation
+// predictions of the final model, and the basis coefficients.
+struct Growth {
+  std::vector<std::size_t> chosen;
+  std::vector<double> sse;
+  std::vector<double> predictions;
+};
+
+// Solves R W = theta (R upper triangular, given by columns) for the output weights.
+std::vector<double> solve_weights(const std::vector<std::vector<double>>& r_columns,
+                                  const std::vector<double>& theta, std::size_t k);
+
+template <typename T>
+void load(Backend<T>& b, const Problem& p, double budget_bytes) {
+  const auto x = as<T>(p.x), y = as<T>(p.y), xv = as<T>(p.xv);
+  const auto centers = as<T>(p.centers), widths = as<T>(p.widths);
+  b.set_training_data(x.data(), p.n, p.d, y.data(), p.k);
+  b.set_validation_data(xv.data(), p.nv);
+  b.set_candidates(centers.data(), widths.data(), p.rows.data(), p.count(), budget_bytes);
+}
+
+// Continues OLS growth by `nodes` nodes; returns the chosen candidates and ||E||^2 after each.
+template <typename T>
+Growth extend(Backend<T>& b, std::size_t nodes) {
+  Growth g;
+  std::vector<double> a, h;
+  while (g.chosen.size() < nodes) {
+    const rbf::model::Selection sel = b.select_ols(0.0, kTol);
+    REQUIRE(sel.found);
+    if (b.add_node(sel.index, kTol, h) <= 0) continue;
+    g.sse.push_back(b.update(true, a));
+    g.chosen.push_back(sel.index);
+    b.add_validation_column(sel.index);
+  }
+  return g;
+}
+
+// The trainer's loop, reduced to what the parity checks need.
+template <typename T>
+Growth grow(Backend<T>& b, const Problem& p, std::size_t nodes, double budget_bytes,
+            bool* stored = nullptr) {
+  load(b, p, budget_bytes);
+  if (stored != nullptr) *stored = b.candidates_stored();
+  std::vector<double> a, h;
+  b.reset_to_bias(a);
+  std::vector<std::vector<double>> r{{std::sqrt(static_cast<double>(p.n))}};
+  std::vector<double> theta(a);
+  Growth g;
+  while (g.chosen.size() < nodes) {
+    const rbf::model::Selection sel = b.select_ols(0.0, kTol);
+    REQUIRE(sel.found);
+    const double norm = b.add_node(sel.index, kTol, h);
+    if (norm <= 0) continue;
+    g.sse.push_back(b.update(true, a));
+    h.push_back(norm);
+    r.push_back(h);
+    theta.insert(theta.end(), a.begin(), a.end());
+    g.chosen.push_back(sel.index);
+    b.add_validation_column(sel.index);
+  }
+  const std::vector<double> w = solve_weights(r, theta, p.k);
+  b.predict_validation(w.data(), g.chosen.size(), g.predictions);
+  return g;
+}
+
+// Plain float64 OLS forward selection with explicit CGS2: the reference every backend meets.
+Growth reference_growth(const Problem& p, std::size_t nodes);
+
+template <typename T>
+std::unique_ptr<Backend<T>> make(const std::string& which,
+                                 rbf::model::GpuMemory memory = rbf::model::GpuMemory::auto_select) {
+  if (which == "cpu") return rbf::cpu::make_backend<T>(rbf::model::CpuOptions{2});
+  rbf::model::GpuOptions options;
+  options.memory = memory;
+  return rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
+}
+
+}  // namespace rbf::test::parity
+
+// One test case per backend built in, for each precision: "cpu backend: <title>" always and
+// "gpu backend: <title>" in CUDA builds; `body<T>(which)` runs the checks.
+#define RBF_CPU_CASE(title, body) \
+  TEST_CASE_TEMPLATE("cpu backend: " title, T, float, double) { body<T>("cpu"); }
+
+#ifdef RBF_TEST_GPU
+#define RBF_BACKEND_CASES(title, body) \
+  RBF_CPU_CASE(title, body)            \
+  TEST_CASE_TEMPLATE("gpu backend: " title, T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); }
+#else
+#define RBF_BACKEND_CASES(title, body) RBF_CPU_CASE(title, body)
+#endif
