@@ -17,6 +17,7 @@
 #include "model/contracts/gpu_entry_points.hpp"
 #include "model/config.hpp"
 #include "cpu/eigen_refine_engine.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
 #include "model/refine.hpp"
 #include "model/contracts/refine_engine.hpp"
 #include "tests/parity_support.hpp"
