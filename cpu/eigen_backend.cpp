@@ -1,4 +1,4 @@
-// Eigen CPU backend: data, candidates, selection and validation (the passes live beside it).
+// Eigen CPU backend: data, candidates, selection, add_node and update (the other jobs live beside it).
 #include "cpu/eigen_backend.hpp"
 
 #include <cmath>
@@ -192,46 +192,6 @@ double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
 }
 
 template <typename T>
-void EigenBackend<T>::add_validation_column(std::size_t c) {
-  if (c >= count_) throw RuntimeError("internal error: add_validation_column out of range");
-  add_validation_column_with(&centers_[c * d_], gamma_[c]);
-}
-
-template <typename T>
-void EigenBackend<T>::add_validation_column_at(const T* center, T width) {
-  add_validation_column_with(center, gaussian_gamma(width));
-}
-
-template <typename T>
-void EigenBackend<T>::add_validation_column_with(const T* center, T gamma) {
-  ensure_basis_capacity(val_columns_ + 2);
-  if (nv_ > 0) {
-    auto col = phi_val_.col(static_cast<Eigen::Index>(val_columns_));
-    std::vector<T> acc(std::min(kRowBlock, nv_));
-    for (std::size_t r0 = 0; r0 < nv_; r0 += kRowBlock) {
-      const std::size_t rows = std::min(kRowBlock, nv_ - r0);
-      gaussian_block(x_val_.data(), nv_, d_, center, gamma, r0, rows, col.data() + r0, acc.data());
-    }
-  }
-  ++val_columns_;
-}
-
-template <typename T>
-void EigenBackend<T>::predict_validation(const double* w, std::size_t columns,
-                                         std::vector<double>& out) {
-  if (columns > val_columns_) throw RuntimeError("internal error: too few validation columns");
-  out.assign(nv_ * k_, 0.0);
-  if (nv_ == 0) return;
-  using RowMajorD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<const RowMajorD> weights(w, static_cast<Eigen::Index>(columns + 1), static_cast<Eigen::Index>(k_));
-  Eigen::Map<RowMajorD> result(out.data(), static_cast<Eigen::Index>(nv_), static_cast<Eigen::Index>(k_));
-  const Matrix wt = weights.bottomRows(static_cast<Eigen::Index>(columns)).template cast<T>();
-  Matrix p = phi_val_.leftCols(static_cast<Eigen::Index>(columns)) * wt;
-  result = p.template cast<double>();
-  result.rowwise() += weights.row(0);
-}
-
-template <typename T>
 std::size_t EigenBackend<T>::memory_bytes() const {
   const std::size_t elems = static_cast<std::size_t>(x_.size() + y_.size() + x_val_.size() + phi_.size() +
                                                      q_.size() + e_.size() + g_.size() + z_history_.size() +
@@ -240,45 +200,8 @@ std::size_t EigenBackend<T>::memory_bytes() const {
   return elems * sizeof(T);
 }
 
-template <typename T>
-void EigenBackend<T>::export_state(BackendState<T>& st) const {
-  const auto n = static_cast<Eigen::Index>(n_);
-  auto copy = [](const auto& m, std::vector<T>& out) { out.assign(m.data(), m.data() + m.size()); };
-  st.basis = basis_;
-  copy(q_.leftCols(static_cast<Eigen::Index>(basis_)).eval(), st.q);
-  copy(e_, st.e);
-  st.n_norm = n_norm_;
-  st.s_proj = s_proj_;
-  copy(g_, st.g);
-  st.used = used_;
-  st.val_columns = val_columns_;
-  copy(phi_val_.leftCols(static_cast<Eigen::Index>(val_columns_)).eval(), st.phi_val);
-  (void)n;
-}
-
-template <typename T>
-void EigenBackend<T>::import_state(const BackendState<T>& st) {
-  if (st.q.size() != n_ * st.basis || st.e.size() != n_ * k_ || st.n_norm.size() != count_ ||
-      st.s_proj.size() != count_ || st.g.size() != count_ * k_ || st.used.size() != count_ ||
-      st.phi_val.size() != nv_ * st.val_columns)
-    throw RuntimeError("internal error: imported trainer state does not match the data");
-  const auto n = static_cast<Eigen::Index>(n_);
-  ensure_basis_capacity(std::max(st.basis, st.val_columns) + 1);
-  basis_ = st.basis;
-  q_.leftCols(static_cast<Eigen::Index>(basis_)) = Eigen::Map<const Matrix>(st.q.data(), n, static_cast<Eigen::Index>(basis_));
-  e_ = Eigen::Map<const Matrix>(st.e.data(), n, static_cast<Eigen::Index>(k_));
-  n_norm_ = st.n_norm;
-  s_proj_ = st.s_proj;
-  g_ = Eigen::Map<const Matrix>(st.g.data(), static_cast<Eigen::Index>(count_), static_cast<Eigen::Index>(k_));
-  used_ = st.used;
-  val_columns_ = st.val_columns;
-  if (nv_ > 0 && val_columns_ > 0)
-    phi_val_.leftCols(static_cast<Eigen::Index>(val_columns_)) =
-        Eigen::Map<const Matrix>(st.phi_val.data(), static_cast<Eigen::Index>(nv_), static_cast<Eigen::Index>(val_columns_));
-  // The projection history is not part of the portable state: CGS2 computes Q^T phi itself.
-  z_columns_ = 0;
-}
-
+// Instantiates the class and the members defined above; the other eigen_*.cpp files
+// instantiate their own members.
 template class EigenBackend<float>;
 template class EigenBackend<double>;
 

@@ -59,6 +59,7 @@ class EigenBackend final : public Backend<T> {
   void candidate_column(std::size_t c, T* out) const;
   // Column phi(X; center, gamma) over all training rows into out, as candidate_column does.
   void gaussian_column(const T* center, T gamma, T* out) const;
+  // The next validation column, as gaussian_column computes a training one (eigen_validation.cpp).
   void add_validation_column_with(const T* center, T gamma);
   // Marks "no candidate" for orthogonalize: an off-pool node, with no projection history.
   static constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);

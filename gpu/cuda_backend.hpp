@@ -1,5 +1,8 @@
 // The CUDA + cuBLAS implementation of model::Backend<T>: Phi_C, Q, E and the candidate
 // statistics live on the device; each call ends with at most one small copy back.
+// The host side by job: cuda_backend.cpp (data, candidates, buffers), cuda_scoring_pass.cpp
+// (the passes and selections), cuda_orthogonalize.cpp (CGS2), cuda_validation.cpp and
+// cuda_state_transfer.cpp, sharing cuda_backend_internal.hpp.
 #pragma once
 
 #include <cstddef>
@@ -50,7 +53,8 @@ class CudaBackend final : public model::Backend<T> {
 
  private:
   // Calls fn(block, first, count) for consecutive column blocks of Phi_C: the stored matrix
-  // in one block, or tiles evaluated into scratch memory (matrix-free).
+  // in one block, or tiles evaluated into scratch memory (matrix-free). Defined in
+  // cuda_backend_internal.hpp, so each file that calls it can instantiate it.
   template <typename Fn>
   void for_each_tile(Fn&& fn);
   void evaluate_columns(std::size_t first, std::size_t count, T* out) const;

@@ -1,0 +1,33 @@
+// Shared by the CUDA backend's host files (cuda_*.cpp): an index helper, a constant, for_each_tile.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "gpu/cuda_backend.hpp"
+
+namespace rbf::gpu {
+
+// Sizes as the kernels' and cuBLAS's int arguments; set_training_data and set_candidates
+// reject data too large for 32-bit indexing.
+inline int as_int(std::size_t v) { return static_cast<int>(v); }
+
+// Validation columns allocated at first; next_validation_column doubles them.
+inline constexpr std::size_t kInitialValidationColumns = 64;
+
+// Defined here, not in a .cpp, so each file whose pass calls it can instantiate it.
+template <typename T>
+template <typename Fn>
+void CudaBackend<T>::for_each_tile(Fn&& fn) {
+  if (stored_) {
+    fn(phi_.get(), std::size_t{0}, candidates_);
+    return;
+  }
+  for (std::size_t first = 0; first < candidates_; first += tile_columns_) {
+    const std::size_t count = std::min(tile_columns_, candidates_ - first);
+    evaluate_columns(first, count, tile_.get());
+    fn(tile_.get(), first, count);
+  }
+}
+
+}  // namespace rbf::gpu

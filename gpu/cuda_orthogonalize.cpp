@@ -1,0 +1,145 @@
+// CUDA CGS2: adding a candidate or an off-pool node to the orthonormal basis Q on the device.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/cublas_ops.hpp"
+#include "gpu/cuda_backend.hpp"
+#include "gpu/cuda_backend_internal.hpp"
+#include "gpu/cuda_check.hpp"
+#include "model/contracts/gaussian_columns.hpp"
+
+namespace rbf::gpu {
+
+template <typename T>
+double CudaBackend<T>::add_node(std::size_t c, double tol, std::vector<double>& h) {
+  context_.activate();
+  require_candidates("add_node");
+  if (c >= candidates_ || used_host_[c] != 0)
+    throw RuntimeError("internal error: candidate is not available");
+  ensure_basis_capacity(nodes_ + 2);
+
+  // The history row is complete for every candidate not marked dependent; with marks, only
+  // the candidate the last OLS selection returned is known to be unmarked.
+  const bool history_ok =
+      history_columns_ == nodes_ + 1 &&
+      (!dependents_marked_ || (selection_ready_ && last_request_.mode == kSelectOls &&
+                               ready_selection_.found && ready_selection_.index == c));
+  selection_ready_ = false;
+  a_ready_ = false;
+  used_host_[c] = 1;
+  const T* phi = candidate_column(c);
+  return orthogonalize(phi, history_ok ? history_.get() + c * basis_capacity_ : nullptr,
+                       used_.get() + c, tol, h);
+}
+
+template <typename T>
+double CudaBackend<T>::add_node_at(const T* center, T width, double tol, std::vector<double>& h) {
+  context_.activate();
+  require_candidates("add_node_at");
+  // The same kernel and operand layout as a candidate column, so a node at candidate c's
+  // center and width gives c's column bit for bit. Stored candidates have no column scratch.
+  upload_node(center, width);
+  ensure_basis_capacity(nodes_ + 2);
+  selection_ready_ = false;
+  a_ready_ = false;
+  if (column_.empty()) column_ = Buffer<T>(context_, npad_, Placement::device, "a node column");
+  RBF_CUDA_CHECK(launch_eval_columns(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_),
+                                     node_.get(), node_.get() + d_, 0, 1, column_.get(), npad_,
+                                     context_.stream()));
+  // No history row: no scoring pass has seen this column. No candidate is marked, and the
+  // next update() appends z = Phi_C^T q for every unmarked candidate as after add_node, so
+  // the history and the dependent marks stay valid.
+  return orthogonalize(column_.get(), nullptr, nullptr, tol, h);
+}
+
+template <typename T>
+double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
+                                     std::vector<double>& h) {
+  const cudaStream_t stream = context_.stream();
+  const cublasHandle_t blas = context_.blas();
+  const T* one = constants_.get();
+  const T* zero = constants_.get() + 1;
+  const int npad = as_int(npad_);
+  const int cols = as_int(nodes_ + 1);
+  T* u = q_.get() + (nodes_ + 1) * npad_;
+  T* h2 = h_.get() + basis_capacity_;
+  // CGS2: h1 = Q^T phi; u = phi - Q h1; h2 = Q^T u; u -= Q h2. The scoring passes already
+  // computed h1 for an unused candidate (its history row), so Q is read three times, not
+  // four; the first and last passes are fused kernels (the last one also takes the norms,
+  // h = h1 + h2 and, for the next update, a = q^T E), the middle one is cuBLAS.
+  if (h1 == nullptr) {
+    RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, phi, zero, h_.get()));
+    h1 = h_.get();
+  }
+  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, stream));
+  RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, u, zero, h2));
+  const bool fuse_a = k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
+  RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, phi, npad,
+                                   fuse_a ? e_.get() : nullptr, npad_, as_int(k_), tol, scratch(),
+                                   results_.get(), as_int(h_offset_), stream));
+  RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
+  copy_results_back(h_offset_ + static_cast<std::size_t>(cols));
+
+  const double* results = results_host_.host();
+  h.assign(static_cast<std::size_t>(cols), 0.0);
+  if (results[kDependent] != 0.0) return 0.0;  // Q unchanged
+  std::copy(results + h_offset_, results + h_offset_ + cols, h.begin());
+  ++nodes_;
+  a_ready_ = fuse_a;
+  return results[kNormU];
+}
+
+template <typename T>
+void CudaBackend<T>::upload_node(const T* center, T width) {
+  if (!(width > T(0))) throw RuntimeError("internal error: node widths must be positive");
+  if (node_.empty()) node_ = Buffer<T>(context_, d_ + 1, Placement::device, "a node center");
+  // Pageable staging: cudaMemcpyAsync has taken the values when it returns, so neither this
+  // vector nor the caller's center has to outlive the call; the copy is stream-ordered, so
+  // kernels queued earlier still read the previous node.
+  std::vector<T> values(center, center + d_);
+  values.push_back(model::gaussian_gamma(width));  // as set_candidates computes gamma_
+  RBF_CUDA_CHECK(cudaMemcpyAsync(node_.get(), values.data(), values.size() * sizeof(T),
+                                 cudaMemcpyHostToDevice, context_.stream()));
+}
+
+template <typename T>
+void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
+  if (columns <= basis_capacity_) return;
+  const std::size_t capacity = std::max(columns, 2 * basis_capacity_);
+  Buffer<T> q(context_, npad_ * capacity, Placement::device,
+              "the orthonormal basis Q (" + std::to_string(capacity) + " columns)");
+  if (!q_.empty())
+    RBF_CUDA_CHECK(cudaMemcpyAsync(q.get(), q_.get(), (nodes_ + 1) * npad_ * sizeof(T),
+                                   cudaMemcpyDeviceToDevice, context_.stream()));
+  q_ = std::move(q);
+  if (!history_.empty()) {
+    Buffer<T> z(context_, candidates_ * capacity, Placement::device, "the projection history");
+    RBF_CUDA_CHECK(cudaMemcpy2DAsync(z.get(), capacity * sizeof(T), history_.get(),
+                                     basis_capacity_ * sizeof(T), basis_capacity_ * sizeof(T),
+                                     candidates_, cudaMemcpyDeviceToDevice, context_.stream()));
+    history_ = std::move(z);
+  }
+  h_ = Buffer<T>(context_, 2 * capacity, Placement::device, "CGS2 coefficients");
+  // The results keep their values (a after add_node) across the growth.
+  Buffer<double> results(context_, h_offset_ + capacity, Placement::device, "call results");
+  if (!results_.empty())
+    RBF_CUDA_CHECK(cudaMemcpyAsync(results.get(), results_.get(), h_offset_ * sizeof(double),
+                                   cudaMemcpyDeviceToDevice, context_.stream()));
+  results_ = std::move(results);
+  results_host_ = Buffer<double>(context_, h_offset_ + capacity, Placement::pinned_host, "call results");
+  basis_capacity_ = capacity;
+}
+
+#define RBF_INSTANTIATE_ORTHOGONALIZE(T)                                                                           \
+  template double CudaBackend<T>::add_node(std::size_t, double, std::vector<double>&);                             \
+  template double CudaBackend<T>::add_node_at(const T*, T, double, std::vector<double>&);                          \
+  template double CudaBackend<T>::orthogonalize(const T*, const T*, unsigned char*, double, std::vector<double>&); \
+  template void CudaBackend<T>::upload_node(const T*, T);                                                          \
+  template void CudaBackend<T>::ensure_basis_capacity(std::size_t);
+RBF_INSTANTIATE_ORTHOGONALIZE(float)
+RBF_INSTANTIATE_ORTHOGONALIZE(double)
+#undef RBF_INSTANTIATE_ORTHOGONALIZE
+
+}  // namespace rbf::gpu
