@@ -9,7 +9,6 @@ namespace rbf::cpu {
 
 template <typename T>
 void EigenBackend<T>::export_state(BackendState<T>& st) const {
-  const auto n = static_cast<Eigen::Index>(n_);
   auto copy = [](const auto& m, std::vector<T>& out) { out.assign(m.data(), m.data() + m.size()); };
   st.basis = basis_;
   copy(q_.leftCols(static_cast<Eigen::Index>(basis_)).eval(), st.q);
@@ -20,7 +19,6 @@ void EigenBackend<T>::export_state(BackendState<T>& st) const {
   st.used = used_;
   st.val_columns = val_columns_;
   copy(phi_val_.leftCols(static_cast<Eigen::Index>(val_columns_)).eval(), st.phi_val);
-  (void)n;
 }
 
 template <typename T>

@@ -21,8 +21,6 @@ constexpr double kMaxTileBytes = 256.0 * 1024 * 1024;
 // Headroom kept free when deciding to store Phi_C, for Q to grow (columns of N values).
 constexpr std::size_t kBasisHeadroomColumns = 128;
 
-std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
-
 }  // namespace
 
 template <typename T>

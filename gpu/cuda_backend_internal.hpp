@@ -1,16 +1,13 @@
-// Shared by the CUDA backend's host files (cuda_*.cpp): an index helper, a constant, for_each_tile.
+// Shared by the CUDA backend's host files (cuda_*.cpp): size helpers, a constant, for_each_tile.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 
 #include "gpu/cuda_backend.hpp"
+#include "gpu/host_sizes.hpp"
 
 namespace rbf::gpu {
-
-// Sizes as the kernels' and cuBLAS's int arguments; set_training_data and set_candidates
-// reject data too large for 32-bit indexing.
-inline int as_int(std::size_t v) { return static_cast<int>(v); }
 
 // Validation columns allocated at first; next_validation_column doubles them.
 inline constexpr std::size_t kInitialValidationColumns = 64;

@@ -18,6 +18,7 @@
 
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/host_sizes.hpp"
 #include "gpu/kernels.hpp"
 #include "gpu/refine_kernels.hpp"
 
@@ -29,8 +30,6 @@ namespace {
 constexpr std::size_t kMaxChunkBytes = std::size_t{512} << 20;
 constexpr std::size_t kMaxJacobianBytes = std::size_t{256} << 20;
 
-std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
-int as_int(std::size_t v) { return static_cast<int>(v); }
 
 template <typename U>
 void release_all(std::initializer_list<Buffer<U>*> buffers) {
