@@ -54,7 +54,8 @@ using IterationCallback = std::function<void(const IterationRecord&)>;
 
 // Seams for tests and tools; every member left empty takes the production behaviour.
 struct TrainerHooks {
-  // Creates a backend of `kind` (cpu or gpu) in the trainer's precision. Default: make_backend.
+  // Creates a backend of `kind` (cpu or gpu) in the trainer's precision. Default: the run's
+  // BackendFactory (model/backend_factory.hpp).
   std::function<std::unique_ptr<Backend<float>>(BackendKind)> make_float;
   std::function<std::unique_ptr<Backend<double>>(BackendKind)> make_double;
   // Whether `auto` may use a GPU; on false `why` says why not. Default: asks the CUDA runtime.
