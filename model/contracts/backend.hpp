@@ -1,6 +1,6 @@
 // The compute-backend interface: every batch-level operation the incremental trainer needs.
 //
-// The trainer (model/trainer.cpp) keeps only small host state (R, Q^T Y, the chosen nodes);
+// The trainer (model/growth_run.hpp) keeps only small host state (R, Q^T Y, the chosen nodes);
 // a backend owns the large state: the data X, Y, the candidate matrix Phi_C (stored or
 // evaluated tile by tile), the orthonormal basis Q, the residual E and the per-candidate
 // statistics g_c, n_c, s_c. Every call that returns values to the host has completed when it
