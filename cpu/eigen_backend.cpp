@@ -1,11 +1,13 @@
 // Eigen CPU backend: data, candidates, selection, add_node and update (the other jobs live beside it).
 #include "cpu/eigen_backend.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "data/errors.hpp"
 #include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/host_memory.hpp"
 #include "model/contracts/gaussian_columns.hpp"
 
 #include "cpu/cpu_threads.hpp"
@@ -54,7 +56,8 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
     if (!(widths[c] > 0)) throw InputError("candidate widths must be positive");
     gamma_[c] = gaussian_gamma(widths[c]);
   }
-  stored_ = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes);
+  // Within the caller's cap and what the machine can spare now.
+  stored_ = model::store_candidates(n_, count, sizeof(T), std::min(memory_budget_bytes, model::host_candidate_limit_bytes()));
   phi_.resize(0, 0);
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,18 @@ struct DataConfig {
   std::uint64_t seed = 42;            // split, candidate sampling
 };
 
+// candidates.memory_budget_mb: auto.
+constexpr double kMachineMemory = std::numeric_limits<double>::infinity();
+
 struct CandidateConfig {
   std::size_t pool = 1000;                         // P: training rows sampled as centers (all when N <= P)
   std::vector<double> width_factors{0.5, 1.0, 2.0};  // S widths = factor * sigma0
   double sigma0 = 0.0;                             // base width; 0 = median-distance heuristic
   std::size_t sigma0_sample = 1000;                // rows sampled for the heuristic
-  double memory_budget_mb = 1024.0;                // above this Phi_C is evaluated tile by tile
+  // Cap on the memory (MB) of a stored Phi_C; above it, or above what the backend's machine
+  // has (half the available host memory, 80% of free device memory), Phi_C is evaluated tile
+  // by tile on every pass. kMachineMemory ("auto") = no cap beyond the machine's.
+  double memory_budget_mb = kMachineMemory;
 };
 
 struct TrainerConfig {

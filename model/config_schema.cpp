@@ -105,6 +105,22 @@ Field real_field(const char* section, const char* key, Member<Section, double> m
   return field;
 }
 
+// A memory cap in MB, or "auto" (stored as +infinity): no cap beyond what the machine has.
+template <typename Section>
+Field memory_cap_field(const char* section, const char* key, Member<Section, double> m) {
+  Field field = make_field(section, key, "'auto' or a number >= 0");
+  const std::string allowed = field.allowed;
+  field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
+    const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
+    m.of(config) = automatic ? kMachineMemory : read_real(node, subject, allowed);
+  };
+  field.write = [m](const Config& config) {
+    return std::isinf(m.of(config)) ? std::string("auto") : format_real(m.of(config));
+  };
+  field.valid = [m](const Config& config) { return m.of(config) >= 0; };  // NaN fails
+  return field;
+}
+
 template <typename Section>
 Field bool_field(const char* section, const char* key, Member<Section, bool> m) {
   Field field = make_field(section, key, "true or false");
@@ -301,8 +317,7 @@ std::vector<Field> build_fields() {
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(unsigned_field("candidates", "sigma0_sample", member(&C::candidates, &CandidateConfig::sigma0_sample),
                              std::size_t{2}));
-  f.push_back(real_field("candidates", "memory_budget_mb", member(&C::candidates, &CandidateConfig::memory_budget_mb),
-                         RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(memory_cap_field("candidates", "memory_budget_mb", member(&C::candidates, &CandidateConfig::memory_budget_mb)));
   // trainer
   f.push_back(
       choice_field("trainer", "strategy", member(&C::trainer, &TrainerConfig::strategy),

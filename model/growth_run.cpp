@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <type_traits>
+
+#include "model/contracts/host_memory.hpp"
 
 namespace rbf::model::detail {
 
@@ -63,8 +66,7 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind) {
     b = std::make_unique<FaultInjectingBackend<T>>(std::move(b), fault_at_, &iteration_);
   b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
   b->set_validation_data(xv_.data(), nv_);
-  b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_,
-                    config_.candidates.memory_budget_mb * 1024.0 * 1024.0);
+  b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_, candidate_cap_bytes());
   return b;
 }
 
@@ -176,8 +178,10 @@ double GrowthRun<T>::cpu_refine_share_ms() const {
 
 template <typename T>
 IterationShape GrowthRun<T>::first_shape() const {
+  // The CPU backend's storage decision (the GPU's is predicted the same: device and host
+  // memory are of one order on the machines seen, and one and the same on a Jetson).
   return first_iteration_shape(n_, p_.d, k_, ols_ ? count_ : count_ / pool_.per_row, nv_, sizeof(T), count_,
-                               config_.candidates.memory_budget_mb * 1024.0 * 1024.0);
+                               std::min(candidate_cap_bytes(), host_candidate_limit_bytes()));
 }
 
 template <typename T>

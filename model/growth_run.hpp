@@ -125,6 +125,8 @@ class GrowthRun {
   double cpu_refine_share_ms() const;
   // auto: the first iteration's shape, before any backend exists.
   IterationShape first_shape() const;
+  // candidates.memory_budget_mb in bytes (+infinity for auto: the machine's limit alone).
+  double candidate_cap_bytes() const { return config_.candidates.memory_budget_mb * 1024.0 * 1024.0; }
 
   // ---- The growth loop (growth_loop.cpp) ----
 

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -182,7 +183,7 @@ TEST_CASE("config: the shipped configs load and say what they promise") {
   const Config large = rbf::model::load_config(kConfigsDir + "/large-data.yaml");
   CHECK(large.candidates.pool > Config().candidates.pool);
   CHECK(large.data.validation < Config().data.validation);
-  CHECK(large.candidates.memory_budget_mb > Config().candidates.memory_budget_mb);
+  CHECK(std::isinf(large.candidates.memory_budget_mb));  // auto: the machine's memory decides
 
   const Config tx2 = rbf::model::load_config(kConfigsDir + "/tx2.yaml");
   CHECK(tx2.trainer.precision == rbf::model::Precision::float32);
@@ -206,6 +207,22 @@ TEST_CASE("config: config_to_yaml round-trips through parse_config") {
     c.data.delimiter = '\t';
     CHECK(rbf::model::parse_config(rbf::model::config_to_yaml(c), "rt").data.delimiter == '\t');
     CHECK(contains(rbf::model::config_to_yaml(Config()), "delimiter: auto"));
+  }
+}
+
+TEST_CASE("config: candidates.memory_budget_mb is auto or a cap in MB") {
+  CHECK(std::isinf(Config().candidates.memory_budget_mb));
+  CHECK(contains(rbf::model::config_to_yaml(Config()), "memory_budget_mb: auto"));
+  CHECK(std::isinf(rbf::model::parse_config("candidates: {memory_budget_mb: auto}", "c").candidates.memory_budget_mb));
+  CHECK(rbf::model::parse_config("candidates: {memory_budget_mb: 512}", "c").candidates.memory_budget_mb == 512);
+  CHECK(rbf::model::parse_config("candidates: {memory_budget_mb: 0}", "c").candidates.memory_budget_mb == 0);
+  Config capped;
+  capped.candidates.memory_budget_mb = 64;
+  check_same(rbf::model::parse_config(rbf::model::config_to_yaml(capped), "rt"), capped);
+  for (const char* bad : {"-1", "Auto", "inf", "[auto]", "lots"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(rbf::model::parse_config(std::string("candidates: {memory_budget_mb: ") + bad + "}", "c"),
+                         doctest::Contains("'auto' or a number >= 0"), rbf::InputError);
   }
 }
 

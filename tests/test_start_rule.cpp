@@ -4,6 +4,7 @@
 
 #include "model/config.hpp"
 #include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/host_memory.hpp"
 #include "model/switching/start_rule.hpp"
 
 using namespace rbf::model;
@@ -87,4 +88,12 @@ TEST_CASE("start rule: the fastest CPU model bounds every real one") {
   CHECK(fastest.bandwidth_gbs == kFastestCpuGbs);
   const IterationShape first = first_iteration_shape(20000, 20, 1, 1000, 0, 4, 1000, 1e12);
   CHECK(fastest.predict_ms(first) <= model_of(0.01, 50, 20).predict_ms(first));
+}
+
+TEST_CASE("host memory: the machine reports what it has free, and a stored Phi_C may take a share") {
+  const std::size_t available = available_host_memory_bytes();
+  CHECK(available > std::size_t{1} << 20);  // any machine that runs the tests has a MiB free
+  CHECK(host_candidate_limit_bytes() == doctest::Approx(kHostMemoryShare * static_cast<double>(available)).epsilon(0.5));
+  CHECK(kHostMemoryShare > 0);
+  CHECK(kHostMemoryShare < 1);
 }
