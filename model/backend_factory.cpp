@@ -8,11 +8,7 @@
 
 namespace rbf::model {
 
-CpuOptions cpu_options(const Config& config) {
-  CpuOptions options;
-  options.threads = config.trainer.threads;
-  return options;
-}
+namespace {
 
 GpuOptions gpu_options(const BackendConfig& backend) {
   GpuOptions options;
@@ -21,6 +17,8 @@ GpuOptions gpu_options(const BackendConfig& backend) {
   options.memory = backend.gpu_memory;
   return options;
 }
+
+}  // namespace
 
 BackendFactory::BackendFactory(const BackendConfig& backend, int threads) : gpu_(gpu_options(backend)) {
   cpu_.threads = threads;

@@ -14,9 +14,6 @@
 
 namespace rbf::model {
 
-CpuOptions cpu_options(const Config& config);
-GpuOptions gpu_options(const BackendConfig& backend);
-
 // Creates backends and refinement engines for one run. The GPU context is opened on first
 // use and shared by every GPU backend, refinement engine and calibration of the run (one
 // stream, one cuBLAS handle), and dropped after a device fault.

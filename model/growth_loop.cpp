@@ -8,7 +8,7 @@ namespace rbf::model::detail {
 
 template <typename T>
 std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
-  if (requested_ != BackendKind::auto_select) return nullptr;
+  if (config_.backend.kind != BackendKind::auto_select) return nullptr;
   if (!hooks_.gpu_available && gpu::built_with_cuda() &&
       whole_run_too_small_for_a_gpu(first_shape(), config_.stopping.max_nodes)) {
     // Asking the CUDA runtime for devices starts the driver (a few hundred ms), more than
@@ -72,7 +72,7 @@ void GrowthRun<T>::open_first_backend(std::unique_ptr<SwitchPolicy>& policy, Tra
       spdlog::warn("{}", result.events.back());
     }
   }
-  if (!backend_) backend_ = create(requested_ == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
+  if (!backend_) backend_ = create(config_.backend.kind == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
 }
 
 template <typename T>
@@ -166,7 +166,7 @@ void GrowthRun<T>::refine_if_due(IterationRecord& rec, bool classify, double& tr
   try {
     rec.event = refine_growing(classify, rec.val_rmse, train_rmse, total_sse0, result.events);
   } catch (const DeviceError& e) {
-    if (requested_ != BackendKind::auto_select || backend_->kind() != BackendKind::gpu) throw;
+    if (!falls_back_to_cpu()) throw;
     const double ms = move_to(BackendKind::cpu, /*after_fault=*/true);
     rec.event = fmt::format("GPU failure while refining ({}); rebuilt {} nodes on the CPU in {:.1f} ms and "
                             "continued without this refinement", e.what(), chosen_.size(), ms);
@@ -291,7 +291,7 @@ TrainResult GrowthRun<T>::run() {
     try {
       found = grow(rec, classify);
     } catch (const DeviceError& e) {
-      if (requested_ != BackendKind::auto_select || backend_->kind() != BackendKind::gpu) throw;
+      if (!falls_back_to_cpu()) throw;
       // A GPU fault in auto: drop this iteration and rebuild the model on the CPU from the
       // host's record of the nodes chosen so far, then go on from there.
       policy.reset();

@@ -51,7 +51,6 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
                                  "{} nodes",
                                  config.stopping.max_nodes, p_.d, k_, most_params, kMaxLmParameters,
                                  (kMaxLmParameters - k_) / (p_.d + 1 + k_)));
-  requested_ = config.backend.kind;
   fault_at_ = hooks_.fault_gpu_at_iteration ? hooks_.fault_gpu_at_iteration : fault_iteration_from_env();
 }
 

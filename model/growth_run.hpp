@@ -153,6 +153,10 @@ class GrowthRun {
   bool patience_exhausted() const {
     return nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience;
   }
+  // Whether a device fault now moves the run to the CPU (auto on the GPU) rather than ending it.
+  bool falls_back_to_cpu() const {
+    return config_.backend.kind == BackendKind::auto_select && backend_->kind() == BackendKind::gpu;
+  }
   // Whether the loop stops before the next iteration (max_nodes, patience, goal, time).
   bool stop_before_next(double train_rmse, double elapsed_seconds, TrainResult& result) const;
   // The result's model, provenance and figures once growth has stopped.
@@ -197,7 +201,6 @@ class GrowthRun {
   std::size_t best_nodes_ = 0, since_best_ = 0;
   double best_val_rmse_ = -1, best_val_accuracy_ = -1;
   double elapsed_before_ = 0;        // growth seconds of the run this one resumes
-  BackendKind requested_ = BackendKind::auto_select;  // config.backend.kind
   bool gpu_faulted_ = false;         // a device fault moved the run to the CPU for good
   std::vector<double> h_, a_, scratch_;  // per-iteration vectors, kept to reuse their memory
   CostModel gpu_cost_;               // auto: the switch policy's models
