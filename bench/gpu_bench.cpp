@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpu_bench_timing.hpp"
+#include "gpu_matrix_free_bench.hpp"
 #include "gpu_refine_bench.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
@@ -295,6 +296,8 @@ int main(int argc, char** argv) {
   std::string only = argc > 1 ? argv[1] : "all";
   if (only == "--refine") only = "refine";
   RefineOptions refine;
+  std::size_t free_n = 1000000;
+  int free_count = 4096, free_d = 20;
   for (int i = 2; i < argc; i += 2) {
     const long value = i + 1 < argc ? std::strtol(argv[i + 1], nullptr, 10) : -1;
     const std::string key = value >= 0 ? argv[i] : "";  // "" falls through to the usage line
@@ -302,8 +305,12 @@ int main(int argc, char** argv) {
     else if (key == "--cpu-reps") refine.cpu_reps = static_cast<int>(value);
     else if (key == "--n" && value > 0) refine.n = static_cast<std::size_t>(value);
     else if (key == "--nodes" && value > 0) refine.nodes = static_cast<std::size_t>(value);
+    else if (key == "--rows" && value > 0) free_n = static_cast<std::size_t>(value);
+    else if (key == "--candidates" && value > 0) free_count = static_cast<int>(value);
+    else if (key == "--d" && value > 0) free_d = static_cast<int>(value);
     else {
-      std::printf("usage: gpu_bench [all|kernels|growth|table|refine] [--cpu-threads N] [--cpu-reps R] [--n N] [--nodes M]\n");
+      std::printf("usage: gpu_bench [all|kernels|free|growth|table|refine] [--cpu-threads N] [--cpu-reps R] [--n N] "
+                  "[--nodes M] [--rows N --candidates P --d D (free)]\n");
       return 2;
     }
   }
@@ -327,6 +334,7 @@ int main(int argc, char** argv) {
       scoring_pass(ctx, copy_gbs, 1000000, 1024);
       gaussian_pairs(ctx, 1000, 20);
     }
+    if (only == "all" || only == "free") matrix_free_pass(ctx, copy_gbs, free_n, free_count, free_d);
     if (only == "all" || only == "growth") {
       const data::Dataset ds = data::make_friedman1(200000, 20, 1.0, 7);
       growth(ds, 2000, {0.5});

@@ -50,7 +50,8 @@ void CudaBackend<T>::require_candidates(const char* call) const {
 
 template <typename T>
 void CudaBackend<T>::release_candidates() {
-  for (Buffer<T>* b : {&centers_, &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &history_})
+  for (Buffer<T>* b : {&centers_, &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &history_,
+                       &rows_aug_, &candidates_aug_, &partial_square_})
     b->release();
   rows_.release();
   norm2_.release();
@@ -216,16 +217,19 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
   reduce_indices_ =
       Buffer<long long>(context_, reduce_slots, Placement::device, "reduction scratch");
 
-  // Stored when Phi_C fits both the caller's budget and the GPU budget, with room left for Q.
+  // Stored when Phi_C fits both the caller's budget and the GPU budget, with room left for Q,
+  // and reading it is faster than computing z without it (a timed fused pass decides).
   const double column_bytes = static_cast<double>(npad_) * sizeof(T);
   const double phi_bytes = column_bytes * static_cast<double>(count);
   const double limit = std::min(memory_budget_bytes, static_cast<double>(budget_bytes()));
   const double headroom = column_bytes * static_cast<double>(kBasisHeadroomColumns);
   // The interface's rule within the caller's budget, then the GPU's (padded rows, headroom for Q).
-  stored_ = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes) && phi_bytes <= limit &&
-            phi_bytes + headroom <= static_cast<double>(context_.free_memory());
+  const bool fits = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes) && phi_bytes <= limit &&
+                    phi_bytes + headroom <= static_cast<double>(context_.free_memory());
   candidates_ = count;
+  stored_ = fits && !matrix_free_faster(phi_bytes);
   if (stored_) {
+    for (Buffer<T>* b : {&rows_aug_, &candidates_aug_, &partial_square_}) b->release();
     phi_ = Buffer<T>(context_, npad_ * count, Placement::device, "the candidate matrix Phi_C");
     tile_columns_ = count;
     evaluate_columns(0, count, phi_.get());
@@ -238,6 +242,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
     tile_ = Buffer<T>(context_, npad_ * tile_columns_, Placement::device,
                       "a matrix-free candidate tile");
     column_ = Buffer<T>(context_, npad_, Placement::device, "a candidate column");
+    if (candidates_aug_.get() == nullptr) prepare_matrix_free();
   }
   selection_ready_ = false;
   context_.synchronize();
@@ -258,7 +263,8 @@ std::size_t CudaBackend<T>::memory_bytes() const {
   std::size_t total = 0;
   for (const Buffer<T>* b : {&xt_, &y_, &e_, &xvt_, &phi_val_, &weights_, &val_out_, &centers_,
                              &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &q_, &h_, &a_,
-                             &history_, &constants_, &node_})
+                             &history_, &constants_, &node_, &rows_aug_, &candidates_aug_,
+                             &partial_square_})
     total += b->bytes();
   for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_})
     total += b->bytes();

@@ -13,6 +13,7 @@
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/kernels.hpp"
+#include "gpu/matrix_free_kernels.hpp"
 #include "model/contracts/backend.hpp"
 #include "model/contracts/backend_options.hpp"
 
@@ -50,6 +51,8 @@ class CudaBackend final : public model::Backend<T> {
   const Context& context() const { return context_; }
   // Candidate columns per tile in matrix-free mode (all candidates when stored).
   std::size_t tile_columns() const { return tile_columns_; }
+  // How the matrix-free pass runs (meaningful when candidates are not stored).
+  const MatrixFreePlan& matrix_free_plan() const { return free_plan_; }
 
  private:
   // Calls fn(block, first, count) for consecutive column blocks of Phi_C: the stored matrix
@@ -58,6 +61,19 @@ class CudaBackend final : public model::Backend<T> {
   template <typename Fn>
   void for_each_tile(Fn&& fn);
   void evaluate_columns(std::size_t first, std::size_t count, T* out) const;
+  // Matrix-free mode: the fused pass's operands and plan (cuda_matrix_free_pass.cpp).
+  void prepare_matrix_free();
+  // Prepares the fused pass and times it against reading phi_bytes of a stored Phi_C at the
+  // device's memory bandwidth: true when the fused pass is faster.
+  bool matrix_free_faster(double phi_bytes);
+  // out[s * candidates + c] = split s's share of phi_c^T v (and of ||phi_c||^2 into
+  // out_square when not null), computed without Phi_C; free_plan_.splits splits.
+  void matrix_free_pass(const T* v, T* out, T* out_square);
+  // Matrix-free reset: gq_, n_c, s_c and history column 0 from fused passes; false (nothing
+  // done) when there are too many outputs for that to pay.
+  bool matrix_free_reset();
+  // The same statistics from Phi_C's columns, stored or evaluated tile by tile.
+  void reset_from_columns(const T* q0);
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
   // CGS2 of the column phi against Q, as add_node documents. h1 = Q^T phi when known (the
@@ -101,6 +117,10 @@ class CudaBackend final : public model::Backend<T> {
   bool stored_ = false;
   ScorePartition partition_{1, 1, 0, 2};
   Buffer<T> centers_, gamma_, phi_, tile_, column_, partial_, gq_;
+  // Matrix-free mode: augmented rows and candidates (matrix_free_kernels.hpp), the squared
+  // partial sums of the reset pass, and the launch plan.
+  Buffer<T> rows_aug_, candidates_aug_, partial_square_;
+  MatrixFreePlan free_plan_;
   Buffer<long long> rows_;
   // An off-pool node (add_node_at, add_validation_column_at): d_ center values, then gamma.
   Buffer<T> node_;

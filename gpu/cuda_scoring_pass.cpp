@@ -1,8 +1,9 @@
 // The CUDA scoring passes over Phi_C (reset_to_bias, update) and the selections they queue.
 //
-// Each pass reads every candidate column once (stored, or evaluated tile by tile), then
-// updates the candidate statistics and queues the next selection with the last request's
-// parameters, so the following select_*() usually returns without touching the device.
+// Each pass reads every stored candidate column once, or computes z without Phi_C
+// (cuda_matrix_free_pass.cpp), then updates the candidate statistics and queues the next
+// selection with the last request's parameters, so the following select_*() usually returns
+// without touching the device.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -49,21 +50,9 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, k, one, e_.get(), npad, q0, zero, a_.get()));
   RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q0, a_.get(), scratch(),
                                         results_.get(), stream));
-  // One pass over Phi_C: q0^T phi_c, phi_c^T E (cuBLAS) and ||phi_c||^2 (partial sums).
-  const int ldg = as_int(candidates_);
-  for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
-    const int cols = as_int(count);
-    RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, block, npad, q0, zero,
-                                gq_.get() + first));
-    RBF_CUBLAS_CHECK(blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, k, npad, one, block, npad,
-                                e_.get(), npad, zero, gq_.get() + candidates_ + first, ldg));
-    RBF_CUDA_CHECK(launch_score_partials<T>(block, npad_, as_int(first), cols, nullptr,
-                                            partition_, nullptr, partial_.get(), ldg,
-                                            FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr},
-                                            stream));
-  });
-  RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_.get(), partition_.splits, gq_.get(),
-                                        history(0), stream));
+  // One pass over Phi_C: q0^T phi_c, phi_c^T E and ||phi_c||^2; without a stored Phi_C,
+  // fused passes when there are few outputs.
+  if (stored_ || !matrix_free_reset()) reset_from_columns(q0);
   dependents_marked_ = false;
   std::fill(used_host_.begin(), used_host_.end(), 0);
   history_columns_ = 1;
@@ -80,6 +69,29 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
 }
 
 template <typename T>
+void CudaBackend<T>::reset_from_columns(const T* q0) {
+  const cudaStream_t stream = context_.stream();
+  const cublasHandle_t blas = context_.blas();
+  const T* one = constants_.get();
+  const T* zero = constants_.get() + 1;
+  const int npad = as_int(npad_), k = as_int(k_);
+  const int ldg = as_int(candidates_);
+  for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
+    const int cols = as_int(count);
+    RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, block, npad, q0, zero,
+                                gq_.get() + first));
+    RBF_CUBLAS_CHECK(blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, k, npad, one, block, npad,
+                                e_.get(), npad, zero, gq_.get() + candidates_ + first, ldg));
+    RBF_CUDA_CHECK(launch_score_partials<T>(block, npad_, as_int(first), cols, nullptr,
+                                            partition_, nullptr, partial_.get(), ldg,
+                                            FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr},
+                                            stream));
+  });
+  RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_.get(), partition_.splits, gq_.get(),
+                                        history(0), stream));
+}
+
+template <typename T>
 double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   context_.activate();
   require_candidates("update");
@@ -87,8 +99,9 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   const int npad = as_int(npad_), k = as_int(k_);
   const T* q = q_.get() + nodes_ * npad_;
   double* a_device = results_.get() + kResultA;
-  // With a from add_node, the first scoring launch also does E -= q a^T and sums E^2.
-  const bool fused = statistics && a_ready_;
+  // With a from add_node, the launch over a stored Phi_C also does E -= q a^T and sums E^2
+  // (the matrix-free pass leaves E alone).
+  const bool fused = statistics && a_ready_ && stored_;
   if (!fused) {
     RBF_CUBLAS_CHECK(blas::gemv(context_.blas(), CUBLAS_OP_T, npad, k, constants_.get(), e_.get(),
                                 npad, q, constants_.get() + 1, a_.get()));
@@ -99,18 +112,21 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   selection_ready_ = false;
   if (statistics) {
     const int ps = as_int(candidates_);
-    for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
+    int splits = partition_.splits;
+    if (stored_) {
       const FusedResidual<T> residual =
-          fused && first == 0 ? FusedResidual<T>{e_.get(), npad_, k, a_device, sse_partial_.get()}
-                              : FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr};
-      RBF_CUDA_CHECK(launch_score_partials<T>(block, npad_, as_int(first), as_int(count), q,
-                                              partition_, used_.get(), partial_.get(), ps,
-                                              residual, stream));
-    });
+          fused ? FusedResidual<T>{e_.get(), npad_, k, a_device, sse_partial_.get()}
+                : FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr};
+      RBF_CUDA_CHECK(launch_score_partials<T>(phi_.get(), npad_, 0, ps, q, partition_, used_.get(),
+                                              partial_.get(), ps, residual, stream));
+    } else {
+      matrix_free_pass(q, partial_.get(), nullptr);
+      splits = free_plan_.splits;
+    }
     // The statistics update and the next selection (speculatively, with the last request's
     // parameters) in one kernel, so the next select_*() needs no device round trip.
     prepare_request(last_request_);
-    RBF_CUDA_CHECK(launch_finish_update<T>(stats(), partial_.get(), partition_.splits, a_device,
+    RBF_CUDA_CHECK(launch_finish_update<T>(stats(), partial_.get(), splits, a_device,
                                            history(nodes_), last_request_, e_.get(), npad_,
                                            rows_.get(), fused ? sse_partial_.get() : nullptr,
                                            scratch(), results_.get(), stream));
@@ -231,6 +247,7 @@ model::Selection CudaBackend<T>::select_max_residual() {
   template void CudaBackend<T>::evaluate_columns(std::size_t, std::size_t, T*) const; \
   template const T* CudaBackend<T>::candidate_column(std::size_t);                    \
   template void CudaBackend<T>::reset_to_bias(std::vector<double>&);                  \
+  template void CudaBackend<T>::reset_from_columns(const T*);                         \
   template double CudaBackend<T>::update(bool, std::vector<double>&);                 \
   template CandidateStats CudaBackend<T>::stats() const;                              \
   template History<T> CudaBackend<T>::history(std::size_t) const;                     \

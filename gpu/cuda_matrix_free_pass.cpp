@@ -1,0 +1,118 @@
+// The CUDA backend's matrix-free mode: operands of the fused pass (matrix_free_kernels.cu),
+// one pass z = Phi_C^T v without Phi_C, and the reset statistics from such passes.
+#include "gpu/cuda_backend.hpp"
+#include "gpu/cuda_backend_internal.hpp"
+#include "gpu/cuda_check.hpp"
+
+namespace rbf::gpu {
+namespace {
+
+// Outputs (k) up to this many get their reset statistics from fused passes, one per output;
+// beyond it, evaluated tiles and one GEMM are cheaper.
+constexpr std::size_t kMaxFreeResetOutputs = 8;
+static_assert(kRowPadding % kMatrixFreeRows == 0, "padded rows are whole matrix-free row tiles");
+// The stored pass reads Phi_C at about this share of the memory's peak bandwidth (it runs at
+// the device-to-device copy rate, docs/BENCHMARKS.md).
+constexpr double kStoredPassShareOfPeak = 0.9;
+
+// Two CUDA events, destroyed however the timing ends.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    RBF_CUDA_CHECK(cudaEventCreate(&start));
+    RBF_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    if (start != nullptr) (void)cudaEventDestroy(start);
+    if (stop != nullptr) (void)cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+// Peak memory bandwidth in bytes/s from the device's memory clock and bus, 0 when unknown.
+double peak_memory_bandwidth(int device) {
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0.0;
+  }
+  return 2.0 * static_cast<double>(clock_khz) * 1e3 * static_cast<double>(bus_bits) / 8.0;  // double data rate
+}
+
+}  // namespace
+
+template <typename T>
+void CudaBackend<T>::prepare_matrix_free() {
+  const int d = as_int(d_), count = as_int(candidates_);
+  const int stride = matrix_free_stride(d);
+  const std::size_t padded_count = round_up(candidates_, kMatrixFreeCandidates);
+  const cudaStream_t stream = context_.stream();
+  rows_aug_ = Buffer<T>(context_, npad_ * static_cast<std::size_t>(stride), Placement::device,
+                        "the matrix-free rows");
+  candidates_aug_ = Buffer<T>(context_, padded_count * static_cast<std::size_t>(stride), Placement::device,
+                              "the matrix-free candidates");
+  RBF_CUDA_CHECK(launch_matrix_free_rows(xt_.get(), npad_, as_int(n_), as_int(npad_), d, stride,
+                                         rows_aug_.get(), stream));
+  RBF_CUDA_CHECK(launch_matrix_free_candidates(centers_.get(), gamma_.get(), count, as_int(padded_count), d,
+                                               stride, candidates_aug_.get(), stream));
+  free_plan_ = plan_matrix_free<T>(as_int(npad_), count, d, context_.device());
+  const std::size_t splits = static_cast<std::size_t>(free_plan_.splits);
+  if (free_plan_.splits > partition_.splits)
+    partial_ = Buffer<T>(context_, candidates_ * splits, Placement::device, "the scoring-pass partial sums");
+  partial_square_ = Buffer<T>(context_, candidates_ * splits, Placement::device, "the reset-pass partial sums");
+}
+
+template <typename T>
+bool CudaBackend<T>::matrix_free_faster(double phi_bytes) {
+  const double bandwidth = kStoredPassShareOfPeak * peak_memory_bandwidth(context_.device());
+  if (!(bandwidth > 0.0)) return false;
+  prepare_matrix_free();
+  // One launch to load the kernel, then one timed pass (any vector will do: y's first column).
+  matrix_free_pass(y_.get(), partial_.get(), nullptr);
+  EventPair events;
+  RBF_CUDA_CHECK(cudaEventRecord(events.start, context_.stream()));
+  matrix_free_pass(y_.get(), partial_.get(), nullptr);
+  RBF_CUDA_CHECK(cudaEventRecord(events.stop, context_.stream()));
+  RBF_CUDA_CHECK(cudaEventSynchronize(events.stop));
+  float fused_ms = 0.0f;
+  RBF_CUDA_CHECK(cudaEventElapsedTime(&fused_ms, events.start, events.stop));
+  return static_cast<double>(fused_ms) < phi_bytes / bandwidth * 1e3;
+}
+
+template <typename T>
+void CudaBackend<T>::matrix_free_pass(const T* v, T* out, T* out_square) {
+  const MatrixFreePass<T> pass{rows_aug_.get(),   candidates_aug_.get(), as_int(n_),
+                               as_int(npad_),     as_int(candidates_),   matrix_free_stride(as_int(d_)),
+                               as_int(d_),        v,                     out,
+                               out_square,        free_plan_.splits,     free_plan_.rows_per_split};
+  RBF_CUDA_CHECK(launch_matrix_free_pass(pass, free_plan_, context_.stream()));
+}
+
+template <typename T>
+bool CudaBackend<T>::matrix_free_reset() {
+  if (k_ > kMaxFreeResetOutputs) return false;
+  const cudaStream_t stream = context_.stream();
+  const int count = as_int(candidates_), splits = free_plan_.splits;
+  // q0^T phi_c and ||phi_c||^2, then phi_c^T E_j per output: gq_ column by column.
+  matrix_free_pass(q_.get(), partial_.get(), partial_square_.get());
+  RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, count, gq_.get(), stream));
+  for (std::size_t j = 0; j < k_; ++j) {
+    matrix_free_pass(e_.get() + j * npad_, partial_.get(), nullptr);
+    RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, count, gq_.get() + (j + 1) * candidates_, stream));
+  }
+  RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_square_.get(), splits, gq_.get(), history(0), stream));
+  return true;
+}
+
+#define RBF_INSTANTIATE_MATRIX_FREE(T)                                 \
+  template void CudaBackend<T>::prepare_matrix_free();                 \
+  template bool CudaBackend<T>::matrix_free_faster(double);            \
+  template void CudaBackend<T>::matrix_free_pass(const T*, T*, T*);    \
+  template bool CudaBackend<T>::matrix_free_reset();
+RBF_INSTANTIATE_MATRIX_FREE(float)
+RBF_INSTANTIATE_MATRIX_FREE(double)
+#undef RBF_INSTANTIATE_MATRIX_FREE
+
+}  // namespace rbf::gpu

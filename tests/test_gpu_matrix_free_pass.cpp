@@ -1,0 +1,167 @@
+// The GPU's matrix-free scoring pass against a float64 reference computed on the host: every
+// kernel variant, d across the tensor-core k-steps and beyond them, sizes off every block.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/split.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/cuda_context.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/kernels.hpp"
+#include "gpu/matrix_free_kernels.hpp"
+#include "tests/parity_support.hpp"
+
+namespace {
+
+using rbf::gpu::Buffer;
+using rbf::gpu::Placement;
+
+struct Case {
+  int n, count, d;
+};
+
+// Standardized features; centers at training rows, nudged; widths around sqrt(d) / 2.
+struct HostProblem {
+  std::vector<double> xt, centers, gamma, v;
+  int n, npad, count, d;
+};
+
+HostProblem make_host_problem(const Case& c, std::uint64_t seed) {
+  HostProblem p;
+  p.n = c.n;
+  p.npad = static_cast<int>((c.n + rbf::gpu::kRowPadding - 1) / rbf::gpu::kRowPadding * rbf::gpu::kRowPadding);
+  p.count = c.count;
+  p.d = c.d;
+  rbf::data::SplitMix64 rng(seed);
+  p.xt.assign(static_cast<std::size_t>(p.npad) * c.d, 0.0);
+  for (int f = 0; f < c.d; ++f)
+    for (int i = 0; i < c.n; ++i) p.xt[static_cast<std::size_t>(f) * p.npad + i] = static_cast<float>(3.4 * rng.uniform() - 1.7);
+  for (int k = 0; k < c.count; ++k) {
+    const int row = static_cast<int>(rng.uniform() * c.n) % c.n;
+    for (int f = 0; f < c.d; ++f)
+      p.centers.push_back(static_cast<float>(p.xt[static_cast<std::size_t>(f) * p.npad + row] + 0.1 * (rng.uniform() - 0.5)));
+    const double sigma = std::sqrt(static_cast<double>(c.d)) / 2 * (0.5 + 1.5 * rng.uniform());
+    p.gamma.push_back(static_cast<float>(1.0 / (2 * sigma * sigma)));
+  }
+  p.v.assign(p.npad, 0.0);
+  for (int i = 0; i < c.n; ++i) p.v[i] = static_cast<float>(2 * rng.uniform() - 1);
+  return p;
+}
+
+// z_c = sum_i phi_ic v_i, its scale sum_i |phi_ic v_i|, and sum_i phi_ic^2, in float64.
+struct Reference {
+  std::vector<double> z, scale, square;
+};
+
+Reference reference(const HostProblem& p) {
+  Reference r;
+  for (int c = 0; c < p.count; ++c) {
+    double z = 0, scale = 0, square = 0;
+    for (int i = 0; i < p.n; ++i) {
+      double d2 = 0;
+      for (int f = 0; f < p.d; ++f) {
+        const double diff = p.xt[static_cast<std::size_t>(f) * p.npad + i] - p.centers[static_cast<std::size_t>(c) * p.d + f];
+        d2 += diff * diff;
+      }
+      const double phi = std::exp(-p.gamma[c] * d2);
+      z += phi * p.v[i];
+      scale += std::fabs(phi * p.v[i]);
+      square += phi * phi;
+    }
+    r.z.push_back(z);
+    r.scale.push_back(scale);
+    r.square.push_back(square);
+  }
+  return r;
+}
+
+template <typename T>
+Buffer<T> upload(const rbf::gpu::Context& ctx, const std::vector<double>& host, const char* what) {
+  const std::vector<T> values(host.begin(), host.end());
+  Buffer<T> b(ctx, values.size(), Placement::device, what);
+  RBF_CUDA_CHECK(cudaMemcpy(b.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return b;
+}
+
+template <typename T>
+std::vector<double> download(const Buffer<T>& b, std::size_t count) {
+  std::vector<T> values(count);
+  RBF_CUDA_CHECK(cudaMemcpy(values.data(), b.get(), count * sizeof(T), cudaMemcpyDeviceToHost));
+  return std::vector<double>(values.begin(), values.end());
+}
+
+// Runs one pass with `plan` and checks z and the squares against the reference.
+template <typename T>
+void check_pass(const rbf::gpu::Context& ctx, const HostProblem& p, const Reference& ref,
+                rbf::gpu::MatrixFreePlan plan, double tolerance) {
+  const int stride = rbf::gpu::matrix_free_stride(p.d);
+  const int padded_count = (p.count + rbf::gpu::kMatrixFreeCandidates - 1) / rbf::gpu::kMatrixFreeCandidates *
+                           rbf::gpu::kMatrixFreeCandidates;
+  const Buffer<T> xt = upload<T>(ctx, p.xt, "x"), centers = upload<T>(ctx, p.centers, "centers");
+  const Buffer<T> gamma = upload<T>(ctx, p.gamma, "gamma"), v = upload<T>(ctx, p.v, "v");
+  Buffer<T> rows(ctx, static_cast<std::size_t>(p.npad) * stride, Placement::device, "rows");
+  Buffer<T> cands(ctx, static_cast<std::size_t>(padded_count) * stride, Placement::device, "candidates");
+  Buffer<T> partial(ctx, static_cast<std::size_t>(p.count) * plan.splits, Placement::device, "partial");
+  Buffer<T> square(ctx, static_cast<std::size_t>(p.count) * plan.splits, Placement::device, "square");
+  Buffer<T> z(ctx, p.count, Placement::device, "z"), s(ctx, p.count, Placement::device, "s");
+  const cudaStream_t stream = ctx.stream();
+  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_rows<T>(xt.get(), p.npad, p.n, p.npad, p.d, stride, rows.get(), stream));
+  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_candidates<T>(centers.get(), gamma.get(), p.count, padded_count, p.d,
+                                                            stride, cands.get(), stream));
+  const rbf::gpu::MatrixFreePass<T> pass{rows.get(), cands.get(), p.n,     p.npad,        p.count,          stride,
+                                         p.d,        v.get(),     partial.get(), square.get(), plan.splits,
+                                         plan.rows_per_split};
+  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_pass<T>(pass, plan, stream));
+  RBF_CUDA_CHECK(rbf::gpu::launch_sum_splits<T>(partial.get(), plan.splits, p.count, z.get(), stream));
+  RBF_CUDA_CHECK(rbf::gpu::launch_sum_splits<T>(square.get(), plan.splits, p.count, s.get(), stream));
+  ctx.synchronize();
+  const std::vector<double> zg = download(z, p.count), sg = download(s, p.count);
+  double worst_z = 0, worst_s = 0;
+  for (int c = 0; c < p.count; ++c) {
+    worst_z = std::max(worst_z, std::fabs(zg[c] - ref.z[c]) / ref.scale[c]);
+    worst_s = std::max(worst_s, std::fabs(sg[c] - ref.square[c]) / ref.square[c]);
+  }
+  CHECK(worst_z < tolerance);
+  CHECK(worst_s < tolerance);
+}
+
+template <typename T>
+void check_all_variants(double tolerance) {
+  RBF_SKIP_WITHOUT_GPU();
+  rbf::gpu::Context ctx(0, rbf::model::GpuMemory::device);
+  // d = 1..30 covers one to four tensor-core k-steps; 41 and 70 only run on CUDA cores.
+  for (const Case& c : {Case{1000, 300, 20}, Case{130, 7, 1}, Case{700, 513, 5}, Case{640, 260, 14},
+                        Case{900, 100, 30}, Case{333, 45, 41}, Case{200, 33, 70}}) {
+    CAPTURE(c.n);
+    CAPTURE(c.count);
+    CAPTURE(c.d);
+    const HostProblem p = make_host_problem(c, 17 + static_cast<std::uint64_t>(c.d));
+    const Reference ref = reference(p);
+    const rbf::gpu::MatrixFreePlan plan = rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device());
+    {
+      INFO("the planned kernel, tensor cores: " << plan.tensor_cores);
+      check_pass<T>(ctx, p, ref, plan, tolerance);
+    }
+    {
+      INFO("CUDA cores");
+      check_pass<T>(ctx, p, ref, rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device(), false), tolerance);
+    }
+    // More row splits than the plan's: the sums must not depend on them beyond rounding.
+    INFO("one row tile per split");
+    rbf::gpu::MatrixFreePlan many = plan;
+    many.rows_per_split = rbf::gpu::kMatrixFreeRows;
+    many.splits = p.npad / rbf::gpu::kMatrixFreeRows;
+    check_pass<T>(ctx, p, ref, many, tolerance);
+  }
+}
+
+}  // namespace
+
+// Float: each z within 1e-5 of sum |phi v| (the float64 value's scale), which the scoring
+// pass needs for s_c = sum z^2 against the dependency tolerance 1e-4 n_c.
+TEST_CASE("gpu matrix-free pass: float within 1e-5 of float64, every variant") { check_all_variants<float>(1e-5); }
+TEST_CASE("gpu matrix-free pass: double within 1e-12 of the reference") { check_all_variants<double>(1e-12); }
