@@ -1,6 +1,7 @@
 // The GPU probe for the switch's cost model, on the run's own device context and buffers (no
 // kernels of its own): allocation, synchronization and launch costs, device and host->device
-// bandwidth. Start-up is what opening the context took, timed by the caller.
+// bandwidth, and the rate of the matrix-free scoring pass. Start-up is what opening the
+// context took, timed by the caller.
 #include "model/contracts/gpu_entry_points.hpp"
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/matrix_free_kernels.hpp"
 
 namespace rbf::gpu {
 
@@ -27,9 +29,14 @@ constexpr std::size_t kTransferBytes = 64 * kMiB;  // host-to-device bandwidth
 // Each timed loop stops after this long or its repetitions, whichever comes first, so the
 // whole probe stays well under half a second after start-up even on a Jetson.
 constexpr double kLoopBudgetMs = 60.0;
-// The candidate-evaluation kernel reaches about this fraction of the fp32 peak (its exp runs
-// on the special-function units; the distance is a short dot product).
-constexpr double kEvaluationEfficiency = 0.3;
+// The matrix-free pass is timed at this shape: d = 20 (the cost model scales by d), enough
+// rows and candidates to fill the device, a few milliseconds at most.
+constexpr int kPassFeatures = 20;
+constexpr int kPassRows = 1 << 17;
+constexpr int kPassCandidates = 2048;
+// The cost model counts 3 d + 20 flops per Gaussian of a matrix-free pass
+// (model/switching/cost_model.cpp); the measured rate is given in that unit.
+constexpr double kFlopsPerGaussian = 3.0 * kPassFeatures + 20.0;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -43,25 +50,6 @@ double median(std::vector<double> values) {
 }
 
 double gbs(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
-
-// FP32 lanes per multiprocessor by compute capability (CUDA programming guide, arithmetic
-// instructions table); newer architectures than the table get the most recent figure.
-int fp32_lanes_per_sm(int major, int minor) {
-  switch (major) {
-    case 3:
-      return 192;
-    case 5:
-      return 128;
-    case 6:
-      return minor == 0 ? 64 : 128;
-    case 7:
-      return 64;
-    case 8:
-      return minor == 0 ? 64 : 128;
-    default:
-      return major < 3 ? 32 : 128;
-  }
-}
 
 // Throws rbf::InputError unless `device` exists, like the GPU backend does.
 void require_device(int device) {
@@ -113,6 +101,26 @@ double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue) {
   return best;
 }
 
+// The matrix-free pass (float32) over zero operands: its time does not depend on the values.
+double matrix_free_gflops(const Context& context) {
+  const int stride = matrix_free_stride(kPassFeatures);
+  const MatrixFreePlan plan = plan_matrix_free<float>(kPassRows, kPassCandidates, kPassFeatures, context.device());
+  Buffer<float> rows(context, static_cast<std::size_t>(kPassRows) * stride, Placement::device, "the calibration rows");
+  Buffer<float> candidates(context, static_cast<std::size_t>(kPassCandidates) * stride, Placement::device,
+                           "the calibration candidates");
+  Buffer<float> v(context, kPassRows, Placement::device, "the calibration vector");
+  Buffer<float> partial(context, static_cast<std::size_t>(kPassCandidates) * plan.splits, Placement::device,
+                        "the calibration sums");
+  const MatrixFreePass<float> pass{rows.get(),    candidates.get(), kPassRows,     kPassRows,
+                                   kPassCandidates, stride,         kPassFeatures, v.get(),
+                                   partial.get(), nullptr,          plan.splits,   plan.rows_per_split};
+  const double ms = best_device_ms(context.stream(), 3, [&] {
+    RBF_CUDA_CHECK(launch_matrix_free_pass(pass, plan, context.stream()));
+  });
+  const double gaussians = static_cast<double>(kPassRows) * kPassCandidates;
+  return ms > 0 ? gaussians * kFlopsPerGaussian / (ms * 1e-3) / 1e9 : 0.0;
+}
+
 }  // namespace
 
 std::string device_name(int device) {
@@ -131,12 +139,6 @@ model::GpuCalibration calibrate(const Context& context, double startup_ms) {
   cal.device_name = prop.name;
   cal.integrated = prop.integrated != 0;
   cal.startup_ms = startup_ms;
-
-  int clock_khz = 0;
-  RBF_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, context.device()));
-  const double peak_gflops = static_cast<double>(prop.multiProcessorCount) * fp32_lanes_per_sm(prop.major, prop.minor) *
-                             2.0 * clock_khz * 1e3 / 1e9;
-  cal.gflops = kEvaluationEfficiency * peak_gflops;
 
   // A Jetson shares its 8 GB with the CPU: take at most a quarter of what is free per buffer.
   const std::size_t free_bytes = context.free_memory();
@@ -203,6 +205,7 @@ model::GpuCalibration calibrate(const Context& context, double startup_ms) {
     }
     cal.pageable_transfer_gbs = gbs(static_cast<double>(transfer_bytes), best);
   }
+  cal.gflops = matrix_free_gflops(context);
   cal.probe_ms = startup_ms + ms_since(probe_start);
   return cal;
 }

@@ -18,8 +18,8 @@ struct GpuCalibration {
   double bandwidth_gbs = 0;          // device memory, device-to-device copy (bytes read + written)
   double transfer_gbs = 0;           // host -> device from pinned memory
   double pageable_transfer_gbs = 0;  // host -> device from ordinary (pageable) memory
-  double gflops = 0;                 // effective fp32 rate of candidate evaluation, estimated from
-                                     // the device's cores and clock (not measured)
+  double gflops = 0;                 // the matrix-free scoring pass (float32, d = 20), measured, in
+                                     // the cost model's unit of 3 d + 20 flops per Gaussian
   double probe_ms = 0;               // how long the whole probe took
 };
 
