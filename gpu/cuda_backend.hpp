@@ -43,6 +43,7 @@ class CudaBackend final : public model::Backend<T> {
   void predict_validation(const double* w, std::size_t columns,
                           std::vector<double>& out) override;
   std::size_t nodes() const override { return nodes_; }
+  std::size_t reorthogonalizations() const override { return reorthogonalizations_; }
   std::size_t memory_bytes() const override;
   void export_state(model::BackendState<T>& state) const override;
   void import_state(const model::BackendState<T>& state) override;
@@ -110,6 +111,7 @@ class CudaBackend final : public model::Backend<T> {
   // Basis Q (npad_ x capacity, column-major; column nodes_+1 is CGS2's working vector).
   std::size_t nodes_ = 0, basis_capacity_ = 0;
   Buffer<T> q_, h_, a_;
+  std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice
   // z_c = q_j^T phi_c per candidate (row-major candidates x basis_capacity_); the first
   // history_columns_ columns are complete for every unused candidate.
   Buffer<T> history_;

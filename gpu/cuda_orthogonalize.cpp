@@ -83,6 +83,7 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
   copy_results_back(h_offset_ + static_cast<std::size_t>(cols));
 
   const double* results = results_host_.host();
+  ++reorthogonalizations_;  // this CGS always projects twice
   h.assign(static_cast<std::size_t>(cols), 0.0);
   if (results[kDependent] != 0.0) return 0.0;  // Q unchanged
   std::copy(results + h_offset_, results + h_offset_ + cols, h.begin());
