@@ -61,8 +61,9 @@ class CudaBackend final : public model::Backend<T> {
   void evaluate_columns(std::size_t first, std::size_t count, T* out) const;
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
-  // CGS2 of the column phi against Q, as add_node documents. h1 = Q^T phi when known (the
-  // candidate's history row), else null and computed here; mark (not null) is set to used.
+  // CGS of the column phi against Q, twice when DGKS asks, as add_node documents. h1 =
+  // Q^T phi when known (the candidate's history row), else null and computed here; mark (not
+  // null) is set to used.
   double orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
                        std::vector<double>& h);
   // Copies an off-pool node's center and gamma to node_, laid out as one candidate of
@@ -111,6 +112,9 @@ class CudaBackend final : public model::Backend<T> {
   // Basis Q (npad_ x capacity, column-major; column nodes_+1 is CGS2's working vector).
   std::size_t nodes_ = 0, basis_capacity_ = 0;
   Buffer<T> q_, h_, a_;
+  // CGS's second projection: partial sums per row chunk, and a ticket per column group.
+  Buffer<T> cgs_partial_;
+  Buffer<unsigned int> cgs_tickets_;
   std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice
   // z_c = q_j^T phi_c per candidate (row-major candidates x basis_capacity_); the first
   // history_columns_ columns are complete for every unused candidate.
