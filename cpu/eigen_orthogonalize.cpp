@@ -2,11 +2,19 @@
 //
 // The first projection h1 = Q^T phi is already known for an unused candidate: the scoring
 // passes computed z_c = q_j^T phi_c for every basis vector and kept them in the history Z.
-// The rest runs over cache-sized row blocks of Q, in parallel: u_b = phi_b - Q_b h1 with
-// the blocks' shares of ||u||^2 and ||phi||^2. Only when ||u|| < ||phi|| / sqrt(2) (the DGKS
-// test, model/contracts/reorthogonalization.hpp) does a second projection follow:
-// h2 = Q^T u, then u -= Q h2. So Q is read from memory once per node in the common case
-// (twice for an off-pool node, whose h1 is computed here), three times when reorthogonalized.
+// The rest runs over cache-sized row blocks of Q, in parallel: u_b = phi_b - Q_b h1, the
+// blocks' shares of ||u||^2 and ||phi||^2, and the block's share of h2 = Q^T u in the same
+// visit (Q_b is still in cache). Only when ||u|| < ||phi|| / sqrt(2) (the DGKS test,
+// model/contracts/reorthogonalization.hpp) is the second projection applied, u -= Q h2, in
+// a second visit. So Q is read from memory once per node when the first projection is
+// enough and twice when it is not (one read more for an off-pool node, whose h1 is computed
+// here), where it used to be read twice always.
+//
+// h2's shares are taken speculatively because in RBF growth most chosen columns lie largely
+// in the span of Q (orthogonality_bench: about 80% of nodes project twice on Friedman #1):
+// computing h2 only after the decision would cost those nodes a third read of Q, while the
+// speculative shares cost in-cache arithmetic only.
+//
 // Block partial sums are added in block order, so the result does not depend on the thread
 // count.
 #include <algorithm>
@@ -34,36 +42,32 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   const auto n = static_cast<Eigen::Index>(n_);
   const Eigen::Index blocks = (n + kOrthoRows - 1) / kOrthoRows;
   const auto q = q_.leftCols(t1);
-  Matrix partial;  // per-block shares of a projection (t1 x blocks), summed in block order
-  // Q^T v with a fixed summation order: one read of Q.
-  const auto project = [&](const Vector& v) {
-    partial.resize(t1, blocks);
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (Eigen::Index b = 0; b < blocks; ++b) {
-      const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
-      partial.col(b).noalias() = q.middleRows(r0, rows).transpose() * v.segment(r0, rows);
-    }
-    Vector sum = Vector::Zero(t1);
-    for (Eigen::Index b = 0; b < blocks; ++b) sum += partial.col(b);
-    return sum;
-  };
 
+  Matrix partial(t1, blocks);  // per-block shares of a projection, summed in block order
   Vector h1(t1);
   if (c != kNoCandidate && z_columns_ == basis_) {
     h1 = z_history_.row(static_cast<Eigen::Index>(c)).head(t1).transpose();
   } else {
-    h1 = project(phi);
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+      const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
+      partial.col(b).noalias() = q.middleRows(r0, rows).transpose() * phi.segment(r0, rows);
+    }
+    h1 = partial.rowwise().sum();
   }
 
-  // First projection u = phi - Q h1, with the norms the DGKS test needs.
+  // First projection u = phi - Q h1, with the norms the DGKS test needs and the blocks'
+  // shares of h2 = Q^T u.
   Vector u(n);
   std::vector<double> norm_parts(static_cast<std::size_t>(blocks)), phi_parts(static_cast<std::size_t>(blocks));
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
+    const auto qb = q.middleRows(r0, rows);
     auto ub = u.segment(r0, rows);
     ub = phi.segment(r0, rows);
-    ub.noalias() -= q.middleRows(r0, rows) * h1;
+    ub.noalias() -= qb * h1;
+    partial.col(b).noalias() = qb.transpose() * ub;
     norm_parts[static_cast<std::size_t>(b)] = static_cast<double>(ub.squaredNorm());
     phi_parts[static_cast<std::size_t>(b)] = static_cast<double>(phi.segment(r0, rows).squaredNorm());
   }
@@ -74,7 +78,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   Vector h2 = Vector::Zero(t1);
   if (model::needs_reorthogonalization(norm2, phi2)) {
     ++reorthogonalizations_;
-    h2 = project(u);
+    for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);

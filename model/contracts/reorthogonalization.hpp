@@ -17,7 +17,7 @@
 // evaluate exp only to about 1e-6 relative): an error d in h1 leaves u = u_exact - Q d, so
 // q^T q_j is about d_j / ||u|| <= (||d|| / ||phi||) / ratio. The ratio bounds how much h1's
 // error is amplified, never the error itself; a stricter ratio could only bring that factor
-// from sqrt(2) toward 1 while sending many more nodes through two more reads of Q. With h1
+// from sqrt(2) toward 1 while sending many more nodes through more reads of Q. With h1
 // accurate to 1e-6 ||phi||, entries of Q^T Q - I stay near 1.5e-6, far inside the 1e-4 the
 // tests ask. What the test must not do is trust h1 for the decision: ||phi|| is taken from
 // the column and ||u|| from the u actually formed, where ||u||^2 = ||u_exact||^2 + ||d||^2
