@@ -38,6 +38,7 @@ class EigenBackend final : public Backend<T> {
   void add_validation_column_at(const T* center, T width) override;
   void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override;
   std::size_t nodes() const override { return basis_ == 0 ? 0 : basis_ - 1; }
+  std::size_t reorthogonalizations() const override { return reorthogonalizations_; }
   std::size_t memory_bytes() const override;
   void export_state(BackendState<T>& state) const override;
   void import_state(const BackendState<T>& state) override;
@@ -63,8 +64,8 @@ class EigenBackend final : public Backend<T> {
   void add_validation_column_with(const T* center, T gamma);
   // Marks "no candidate" for orthogonalize: an off-pool node, with no projection history.
   static constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
-  // CGS2 of phi against Q, appending the new basis vector; c is marked used unless it is
-  // kNoCandidate (eigen_orthogonalize.cpp).
+  // CGS of phi against Q, twice when DGKS asks, appending the new basis vector; c is marked
+  // used unless it is kNoCandidate (eigen_orthogonalize.cpp).
   double orthogonalize(std::size_t c, const Vector& phi, double tol, std::vector<double>& h);
   void ensure_basis_capacity(std::size_t columns);
 
@@ -83,6 +84,7 @@ class EigenBackend final : public Backend<T> {
 
   Matrix q_;                   // n x capacity; the first basis_ columns are Q
   std::size_t basis_ = 0;      // columns of Q in use (bias included)
+  std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice
   Matrix e_;                   // residual, n x k
   std::vector<T> n_norm_, s_proj_;  // n_c, s_c
   Matrix g_;                   // count x k

@@ -88,6 +88,8 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   release_candidates();
   release_validation();
   for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_}) b->release();
+  cgs_partial_.release();
+  cgs_tickets_.release();
   results_.release();
   results_host_.release();
   n_ = npad_ = d_ = k_ = nodes_ = basis_capacity_ = 0;
@@ -263,12 +265,13 @@ std::size_t CudaBackend<T>::memory_bytes() const {
   std::size_t total = 0;
   for (const Buffer<T>* b : {&xt_, &y_, &e_, &xvt_, &phi_val_, &weights_, &val_out_, &centers_,
                              &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &q_, &h_, &a_,
-                             &history_, &constants_, &node_, &rows_aug_, &candidates_aug_,
-                             &partial_square_})
+                             &history_, &constants_, &node_, &cgs_partial_, &rows_aug_,
+                             &candidates_aug_, &partial_square_})
     total += b->bytes();
   for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_})
     total += b->bytes();
-  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes();
+  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes() +
+         cgs_tickets_.bytes();
 }
 
 // Instantiates the class and the members defined above; the other cuda_*.cpp files

@@ -44,6 +44,7 @@ class CudaBackend final : public model::Backend<T> {
   void predict_validation(const double* w, std::size_t columns,
                           std::vector<double>& out) override;
   std::size_t nodes() const override { return nodes_; }
+  std::size_t reorthogonalizations() const override { return reorthogonalizations_; }
   std::size_t memory_bytes() const override;
   void export_state(model::BackendState<T>& state) const override;
   void import_state(const model::BackendState<T>& state) override;
@@ -76,8 +77,9 @@ class CudaBackend final : public model::Backend<T> {
   void reset_from_columns(const T* q0);
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
-  // CGS2 of the column phi against Q, as add_node documents. h1 = Q^T phi when known (the
-  // candidate's history row), else null and computed here; mark (not null) is set to used.
+  // CGS of the column phi against Q, twice when DGKS asks, as add_node documents. h1 =
+  // Q^T phi when known (the candidate's history row), else null and computed here; mark (not
+  // null) is set to used.
   double orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
                        std::vector<double>& h);
   // Copies an off-pool node's center and gamma to node_, laid out as one candidate of
@@ -130,6 +132,10 @@ class CudaBackend final : public model::Backend<T> {
   // Basis Q (npad_ x capacity, column-major; column nodes_+1 is CGS2's working vector).
   std::size_t nodes_ = 0, basis_capacity_ = 0;
   Buffer<T> q_, h_, a_;
+  // CGS's second projection: partial sums per row chunk, and a ticket per column group.
+  Buffer<T> cgs_partial_;
+  Buffer<unsigned int> cgs_tickets_;
+  std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice
   // z_c = q_j^T phi_c per candidate (row-major candidates x basis_capacity_); the first
   // history_columns_ columns are complete for every unused candidate.
   Buffer<T> history_;

@@ -1,4 +1,13 @@
 // CUDA CGS2: adding a candidate or an off-pool node to the orthonormal basis Q on the device.
+//
+// h1 = Q^T phi comes from the projection history for an unused candidate (cuBLAS gemv for an
+// off-pool node). Then three kernels, with no copy back between them: u = phi - Q h1 with
+// ||u|| and ||phi|| and the DGKS decision (model/contracts/reorthogonalization.hpp) left on
+// the device; h2 = Q^T u, whose blocks return at once unless the decision asked for it; and
+// u -= Q h2 (again only when asked) with the norms, h and a = q^T E. So Q is read once per
+// candidate node when the first projection is enough (twice for an off-pool node) and three
+// times, as before, when ||u|| < ||phi|| / sqrt(2) calls for the second one; still four
+// kernels and one copy back per node.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -9,6 +18,7 @@
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
 #include "model/contracts/gaussian_columns.hpp"
+#include "model/contracts/reorthogonalization.hpp"
 
 namespace rbf::gpu {
 
@@ -65,24 +75,26 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
   const int cols = as_int(nodes_ + 1);
   T* u = q_.get() + (nodes_ + 1) * npad_;
   T* h2 = h_.get() + basis_capacity_;
-  // CGS2: h1 = Q^T phi; u = phi - Q h1; h2 = Q^T u; u -= Q h2. The scoring passes already
-  // computed h1 for an unused candidate (its history row), so Q is read three times, not
-  // four; the first and last passes are fused kernels (the last one also takes the norms,
-  // h = h1 + h2 and, for the next update, a = q^T E), the middle one is cuBLAS.
   if (h1 == nullptr) {
     RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, phi, zero, h_.get()));
     h1 = h_.get();
   }
-  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, stream));
-  RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, u, zero, h2));
+  constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
+  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, ratio2, scratch(),
+                                     results_.get(), stream));
+  // A custom kernel, not cuBLAS's gemv: a gemv cannot be skipped by a flag on the device, and
+  // reading the decision on the host would cost a round trip per node.
+  RBF_CUDA_CHECK(launch_cgs_project(q_.get(), npad_, cols, u, npad, results_.get(), cgs_partial_.get(),
+                                    cgs_tickets_.get(), h2, stream));
   const bool fuse_a = k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
-  RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, phi, npad,
-                                   fuse_a ? e_.get() : nullptr, npad_, as_int(k_), tol, scratch(),
-                                   results_.get(), as_int(h_offset_), stream));
+  RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
+                                   npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
+                                   stream));
   RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
   copy_results_back(h_offset_ + static_cast<std::size_t>(cols));
 
   const double* results = results_host_.host();
+  if (results[kReorthogonalize] != 0.0) ++reorthogonalizations_;
   h.assign(static_cast<std::size_t>(cols), 0.0);
   if (results[kDependent] != 0.0) return 0.0;  // Q unchanged
   std::copy(results + h_offset_, results + h_offset_ + cols, h.begin());
@@ -122,6 +134,10 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
     history_ = std::move(z);
   }
   h_ = Buffer<T>(context_, 2 * capacity, Placement::device, "CGS2 coefficients");
+  cgs_partial_ = Buffer<T>(context_, static_cast<std::size_t>(cgs_project_splits(as_int(npad_))) * capacity,
+                           Placement::device, "CGS2 partial sums");
+  cgs_tickets_ = Buffer<unsigned int>(context_, static_cast<std::size_t>(cgs_project_groups(as_int(capacity))),
+                                      Placement::device, "CGS2 tickets");
   // The results keep their values (a after add_node) across the growth.
   Buffer<double> results(context_, h_offset_ + capacity, Placement::device, "call results");
   if (!results_.empty())

@@ -87,7 +87,7 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
   selection_ready_ = false;
   a_ready_ = false;
   // Rebuild the projection history z_cj = q_j^T phi_c in one pass (history^T = Q^T Phi_C), so
-  // CGS2 keeps reading Q three times after a migration.
+  // CGS keeps taking its first projection from the history after a migration.
   const int npad = as_int(npad_), basis = as_int(st.basis);
   for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
     RBF_CUBLAS_CHECK(blas::gemm(context_.blas(), CUBLAS_OP_T, CUBLAS_OP_N, basis, as_int(count), npad,

@@ -18,6 +18,8 @@ enum ResultSlot : int {
   kNormU = 3,          // ||u|| after CGS2
   kNormPhi = 4,        // ||phi|| of the added candidate
   kDependent = 5,      // 1 when ||u|| <= tol * ||phi||
+  kReorthogonalize = 6,  // 1 when CGS's first projection asks for a second one (DGKS)
+  kNormPhi2 = 7,       // ||phi||^2, as the first CGS pass summed it
   kResultA = 8,        // a = q^T E (k values), then CGS2's h (nodes + 1 values)
 };
 // Outputs up to this many have a = q^T E computed inside CGS2's last pass (one pass less).
@@ -32,6 +34,17 @@ constexpr int kScoreColumns = 8;
 constexpr int kReduceBlocks = 512;
 // Rows per block of CGS2's fused passes (one block per kCgsRows rows; kRowPadding multiple).
 constexpr int kCgsRows = 32;
+// CGS's second projection h2 = Q^T u in tiles of kCgsProjectCols columns x kCgsProjectRows
+// rows (a kRowPadding multiple). The row split, and so the summation order, depends on the
+// padded row count alone; at most kCgsProjectBlocks blocks loop over the tiles, so a launch
+// whose flag says "no second projection" costs a few idle blocks, whatever Q's size.
+constexpr int kCgsProjectCols = 8;
+constexpr int kCgsProjectRows = 4096;
+constexpr int kCgsProjectBlocks = 1024;
+inline int cgs_project_splits(int padded_rows) {
+  return (padded_rows + kCgsProjectRows - 1) / kCgsProjectRows;
+}
+inline int cgs_project_groups(int cols) { return (cols + kCgsProjectCols - 1) / kCgsProjectCols; }
 
 // Scratch for deterministic two-level reductions: each block writes its value, the last
 // block to finish (counted by a ticket) combines them in a fixed order.
@@ -40,6 +53,8 @@ struct ReduceScratch {
   long long* indices;     // same count
   unsigned int* tickets;  // kTicketCount counters, zero between launches
 };
+// Tickets by kernel: 0 the statistics update, 1 the residual update, 2 CGS's last pass, 3 its
+// first pass.
 constexpr int kTicketCount = 4;
 
 // Candidate marks. A candidate found dependent on the model during an OLS selection
@@ -154,21 +169,36 @@ cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k
                                    const T* a, const ReduceScratch& scratch, double* results,
                                    cudaStream_t stream);
 
-// CGS2's first pass: u = phi - Q h (Q padded_rows x cols, column-major) and, in the same
-// launch, mark_used[0] = 1 (when not null).
+// CGS's first pass: u = phi - Q h (Q padded_rows x cols, column-major) and, in the same
+// launch, mark_used[0] = 1 (when not null), results[kNormPhi] = ||phi||, results[kNormPhi2]
+// = ||phi||^2 and the DGKS decision results[kReorthogonalize] = 1 unless
+// ||u||^2 >= ratio2 ||phi||^2 (ratio2: model::kReorthogonalizeRatio squared, from the host).
 template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
-                                T* u, int padded_rows, unsigned char* mark_used,
+                                T* u, int padded_rows, unsigned char* mark_used, double ratio2,
+                                const ReduceScratch& scratch, double* results,
                                 cudaStream_t stream);
 
-// CGS2's second pass: u -= Q h2, then results[kNormU] = ||u||, results[kNormPhi] = ||phi||,
-// results[kDependent] = 1 unless ||u||^2 > tol ||phi||^2 (the test n_c - s_c <= tol n_c),
-// results[h_offset + j] = h1[j] + h2[j]; with e (k <= kMaxFusedOutputs), also the next
-// update's a = u^T E / ||u|| in results[kResultA + j].
+// CGS's second projection, only when results[kReorthogonalize] is set (the blocks return at
+// once otherwise, reading nothing): h2 = Q^T u, summed per row chunk into partial
+// (cgs_project_splits(padded_rows) x cols) and then, by the last chunk of each column group
+// to finish (counted in tickets, cgs_project_groups(cols) counters, zero between launches),
+// over the chunks in order. Deterministic, like cuBLAS's gemv it replaces, which could not
+// be skipped from the device.
+template <typename T>
+cudaError_t launch_cgs_project(const T* q, std::size_t ldq, int cols, const T* u, int padded_rows,
+                               const double* results, T* partial, unsigned int* tickets, T* h2,
+                               cudaStream_t stream);
+
+// CGS's last pass: u -= Q h2 when results[kReorthogonalize] is set (Q is not read otherwise),
+// then results[kNormU] = ||u||, results[kDependent] = 1 unless ||u||^2 > tol ||phi||^2 (the
+// test n_c - s_c <= tol n_c, ||phi||^2 from results[kNormPhi2]), results[h_offset + j] =
+// h1[j] + h2[j] (h1[j] alone without the second projection); with e (k <= kMaxFusedOutputs),
+// also the next update's a = u^T E / ||u|| in results[kResultA + j].
 template <typename T>
 cudaError_t launch_cgs_finish(const T* q, std::size_t ldq, int cols, const T* h1, const T* h2,
-                              T* u, const T* phi, int padded_rows, const T* e, std::size_t lde,
-                              int k, double tol, const ReduceScratch& scratch, double* results,
+                              T* u, int padded_rows, const T* e, std::size_t lde, int k,
+                              double tol, const ReduceScratch& scratch, double* results,
                               int h_offset, cudaStream_t stream);
 
 // u /= ||u|| unless results[kDependent] is set (the decision stays on the device).

@@ -41,6 +41,7 @@ class ForwardingBackend : public Backend<T> {
     inner_->predict_validation(w, columns, out);
   }
   std::size_t nodes() const override { return inner_->nodes(); }
+  std::size_t reorthogonalizations() const override { return inner_->reorthogonalizations(); }
   std::size_t memory_bytes() const override { return inner_->memory_bytes(); }
   void export_state(BackendState<T>& state) const override { inner_->export_state(state); }
   void import_state(const BackendState<T>& state) override { inner_->import_state(state); }

@@ -79,7 +79,8 @@ class Backend {
   // (the lowest index among ties).
   virtual Selection select_max_residual() = 0;
 
-  // Adds candidate c: phi = phi_c, CGS2 against Q (h = Q^T phi; u = phi - Q h; twice),
+  // Adds candidate c: phi = phi_c, CGS2 against Q (h = Q^T phi; u = phi - Q h; a second
+  // time only when ||u|| < ||phi|| / sqrt(2), see model/contracts/reorthogonalization.hpp),
   // q = u / ||u|| appended to Q, and c marked used. Writes the total h (t+1 values) and
   // returns ||u||. When ||u||^2 <= tol * ||phi||^2 the candidate is dependent (the same
   // test as n_c - s_c <= tol * n_c): Q is left unchanged, c is marked used and 0 is returned.
@@ -105,6 +106,10 @@ class Backend {
 
   // Nodes in Q, bias excluded.
   virtual std::size_t nodes() const = 0;
+  // add_node and add_node_at calls, since the backend was made, whose CGS projected phi a
+  // second time (the DGKS test of model/contracts/reorthogonalization.hpp; the others read
+  // Q once less). A statistic for tests and cost logs.
+  virtual std::size_t reorthogonalizations() const = 0;
   // Bytes of memory (host or device) the backend holds now.
   virtual std::size_t memory_bytes() const = 0;
 
