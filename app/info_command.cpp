@@ -12,6 +12,7 @@
 #endif
 
 #include "app/commands.hpp"
+#include "cpu/simd_variant.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
 
 #ifndef RBF_INFO_BUILD_TYPE
@@ -86,6 +87,16 @@ std::string openmp() {
 #endif
 }
 
+// The matrix-free scoring kernels' variant, chosen at run time, and the ones built in.
+std::string cpu_kernels() {
+  std::string built;
+  for (cpu::SimdVariant v : {cpu::SimdVariant::portable, cpu::SimdVariant::avx2, cpu::SimdVariant::avx512}) {
+    if (!cpu::simd_variant_built_in(v)) continue;
+    built += (built.empty() ? "" : ", ") + std::string(cpu::simd_variant_name(v));
+  }
+  return std::string(cpu::simd_variant_name(cpu::best_simd_variant())) + " (chosen at run time; built in: " + built + ")";
+}
+
 void print_build() {
   std::printf("Build\n");
   row("build type", or_none(RBF_INFO_BUILD_TYPE));
@@ -97,6 +108,7 @@ void print_build() {
   row("sanitizers", RBF_INFO_SANITIZE ? "address, undefined (RBF_SANITIZE)" : "off");
   row("OpenMP", openmp());
   row("Eigen SIMD", Eigen::SimdInstructionSetsInUse());
+  row("CPU kernels", cpu_kernels());
   if (gpu::built_with_cuda()) {
     std::string cuda = std::string("built in, toolkit ") + RBF_INFO_CUDA_TOOLKIT;
     if (std::string(RBF_INFO_CUDA_ARCHITECTURES).size() > 0) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "data/errors.hpp"
 #include "model/contracts/candidate_storage.hpp"
@@ -20,7 +21,14 @@ using model::gaussian_gamma;
 using model::kRowBlock;
 
 template <typename T>
-EigenBackend<T>::EigenBackend(int threads) : threads_(resolve_threads(threads)) {}
+EigenBackend<T>::EigenBackend(int threads) : threads_(resolve_threads(threads)), simd_(best_simd_variant()) {}
+
+template <typename T>
+void EigenBackend<T>::use_simd_variant(SimdVariant variant) {
+  if (!simd_variant_supported(variant))
+    throw RuntimeError(std::string("the ") + simd_variant_name(variant) + " kernels cannot run on this CPU");
+  simd_ = variant;
+}
 
 template <typename T>
 void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
@@ -34,6 +42,7 @@ void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d
   y_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(y, n, k);
   basis_ = 0;
   val_columns_ = 0;
+  free_ = MatrixFreeLayout<T>();  // belongs to the previous data; set_candidates builds the next
 }
 
 template <typename T>
@@ -64,6 +73,7 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads_)
     for (long c = 0; c < static_cast<long>(count); ++c) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
   }
+  free_ = stored_ ? MatrixFreeLayout<T>() : make_matrix_free_layout(x_.data(), n_, d_, centers_.data(), count);
   n_norm_.assign(count, T(0));
   s_proj_.assign(count, T(0));
   g_.setZero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(k_));
@@ -200,7 +210,7 @@ std::size_t EigenBackend<T>::memory_bytes() const {
                                                      q_.size() + e_.size() + g_.size() + z_history_.size() +
                                                      phi_val_.size()) +
                             centers_.size() + 3 * count_;
-  return elems * sizeof(T);
+  return elems * sizeof(T) + free_.bytes();
 }
 
 // Instantiates the class and the members defined above; the other eigen_*.cpp files

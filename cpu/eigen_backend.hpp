@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "cpu/matrix_free_layout.hpp"
+#include "cpu/simd_variant.hpp"
 #include "model/contracts/backend.hpp"
 
 namespace rbf::cpu {
@@ -43,6 +45,11 @@ class EigenBackend final : public Backend<T> {
   void export_state(BackendState<T>& state) const override;
   void import_state(const BackendState<T>& state) override;
 
+  // The SIMD variant of the matrix-free scoring pass: the widest this CPU supports unless a
+  // test or benchmark picks another (which must be supported; RuntimeError otherwise).
+  SimdVariant simd_variant() const { return simd_; }
+  void use_simd_variant(SimdVariant variant);
+
   // The orthonormal basis Q (n x (nodes + 1)), for tests of its orthogonality.
   Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> basis() const {
     return q_.leftCols(static_cast<Eigen::Index>(basis_));
@@ -56,6 +63,9 @@ class EigenBackend final : public Backend<T> {
   // `reset`: n_c, s_c = z_c^2, g_c = phi_c^T E. Otherwise s_c += z_c^2, g_c -= z_c a.
   // Either way z_c = phi_c^T q for the newest q is kept in the history Z.
   void scoring_pass(bool reset, const Vector& q, const std::vector<T>& a);
+  // The same pass without Phi_C: every Gaussian is computed from X and the centers by the
+  // SIMD kernel (eigen_matrix_free_pass.cpp).
+  void matrix_free_pass(bool reset, const Vector& q, const std::vector<T>& a);
   // Candidate c's column over all training rows into out (eigen_backend.cpp).
   void candidate_column(std::size_t c, T* out) const;
   // Column phi(X; center, gamma) over all training rows into out, as candidate_column does.
@@ -70,6 +80,7 @@ class EigenBackend final : public Backend<T> {
   void ensure_basis_capacity(std::size_t columns);
 
   int threads_ = 0;
+  SimdVariant simd_ = SimdVariant::portable;
   std::size_t n_ = 0, d_ = 0, k_ = 0, nv_ = 0;
   Matrix x_;      // n x d
   Matrix y_;      // n x k
@@ -81,6 +92,8 @@ class EigenBackend final : public Backend<T> {
   std::vector<std::size_t> rows_;
   bool stored_ = false;
   Matrix phi_;                 // n x count when stored
+  MatrixFreeLayout<T> free_;   // the matrix-free pass's inputs when not stored
+  std::vector<T> q_padded_, e_padded_;  // the pass's q and E, padded like free_.x
 
   Matrix q_;                   // n x capacity; the first basis_ columns are Q
   std::size_t basis_ = 0;      // columns of Q in use (bias included)

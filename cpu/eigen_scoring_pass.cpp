@@ -1,9 +1,11 @@
 // The CPU scoring pass: one read of every unused candidate column per iteration.
 //
 // For each candidate: z_c = phi_c^T q, then s_c += z_c^2 and g_c -= z_c a (or, on reset,
-// n_c = ||phi_c||^2, s_c = z_c^2, g_c = phi_c^T E). Stored candidates are read from Phi_C;
-// otherwise each tile of candidates is evaluated block by block into thread-local scratch.
-// Both paths reduce over the same row blocks in the same order, so they agree bit for bit.
+// n_c = ||phi_c||^2, s_c = z_c^2, g_c = phi_c^T E). Stored candidates are read from Phi_C
+// here; otherwise matrix_free_pass (eigen_matrix_free_pass.cpp) computes each Gaussian as it
+// goes. The two agree to float rounding, not bit for bit: the matrix-free distances are
+// ||x||^2 + ||c||^2 - 2 x.c and its exp is a polynomial, where Phi_C holds the exact
+// per-feature distances and std::exp of candidate_column.
 #include <algorithm>
 #include <vector>
 
@@ -13,9 +15,6 @@
 namespace rbf::cpu {
 
 using model::block_dot;
-using model::full_dot;
-using model::gaussian_block;
-using model::gaussian_gamma;
 using model::kRowBlock;
 
 namespace {
@@ -25,16 +24,16 @@ constexpr std::size_t kCandidateTile = 16;
 
 template <typename T>
 void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vector<T>& a) {
+  if (!stored_) {
+    matrix_free_pass(reset, q, a);
+    return;
+  }
   const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
   const std::size_t tiles = (count_ + kCandidateTile - 1) / kCandidateTile;
   const std::size_t k = k_;
-  const std::size_t block = std::min(kRowBlock, n_);
 
 #pragma omp parallel num_threads(threads_)
   {
-    // Per-thread scratch: one row block of a tile of candidate columns (matrix-free only).
-    std::vector<T> tile_values(stored_ ? 0 : block * kCandidateTile);
-    std::vector<T> acc(stored_ ? 0 : block);
     // Partial sums per candidate of the tile: z, then n and g_j on reset.
     std::vector<T> z(kCandidateTile), nn(kCandidateTile), g(kCandidateTile * k);
 
@@ -54,14 +53,7 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
         for (std::size_t c = c0; c < c1; ++c) {
           if (used_[c]) continue;
           const std::size_t lc = c - c0;
-          const T* phi;
-          if (stored_) {
-            phi = phi_.col(static_cast<Eigen::Index>(c)).data() + r0;
-          } else {
-            T* out = tile_values.data() + lc * block;
-            gaussian_block(x_.data(), n_, d_, &centers_[c * d_], gamma_[c], r0, rows, out, acc.data());
-            phi = out;
-          }
+          const T* phi = phi_.col(static_cast<Eigen::Index>(c)).data() + r0;
           z[lc] += block_dot(phi, q.data() + r0, rows);
           if (reset) {
             nn[lc] += block_dot(phi, phi, rows);

@@ -164,7 +164,7 @@ TEST_CASE("trainer: OLS beats max_residual at the same node count") {
   CHECK(ols < cheap);
 }
 
-TEST_CASE("trainer: tile-by-tile candidates give results identical to stored ones") {
+TEST_CASE("trainer: matrix-free candidates give the stored ones' nodes and errors") {
   const data::Dataset ds = data::make_friedman1(5000, 8, 1.0, 5);  // > 2 row blocks
   model::Config cfg = base_config();
   cfg.candidates.pool = 150;
@@ -178,14 +178,20 @@ TEST_CASE("trainer: tile-by-tile candidates give results identical to stored one
   CHECK(stored.candidates_stored);
   CHECK_FALSE(tiled.candidates_stored);
   REQUIRE(stored.iterations.size() == tiled.iterations.size());
+  // The matrix-free pass scores with its own distance and exp arithmetic, so the errors agree to
+  // float rounding (the parity suite's matrix-free check says why 1e-5), not bit for bit.
   for (std::size_t i = 0; i < stored.iterations.size(); ++i) {
     CHECK(stored.iterations[i].row == tiled.iterations[i].row);
     CHECK(stored.iterations[i].width == tiled.iterations[i].width);
-    CHECK(stored.iterations[i].train_rmse == tiled.iterations[i].train_rmse);
-    CHECK(stored.iterations[i].val_rmse == tiled.iterations[i].val_rmse);
+    CHECK(tiled.iterations[i].train_rmse == doctest::Approx(stored.iterations[i].train_rmse).epsilon(1e-5));
+    CHECK(tiled.iterations[i].val_rmse == doctest::Approx(stored.iterations[i].val_rmse).epsilon(1e-5));
   }
-  CHECK(stored.network.weights == tiled.network.weights);
-  CHECK(stored.network.bias == tiled.network.bias);
+  REQUIRE(stored.network.weights.size() == tiled.network.weights.size());
+  for (std::size_t i = 0; i < stored.network.weights.size(); ++i)
+    CHECK(tiled.network.weights[i] == doctest::Approx(stored.network.weights[i]).epsilon(1e-4).scale(1.0));
+  REQUIRE(stored.network.bias.size() == tiled.network.bias.size());
+  for (std::size_t j = 0; j < stored.network.bias.size(); ++j)
+    CHECK(tiled.network.bias[j] == doctest::Approx(stored.network.bias[j]).epsilon(1e-4).scale(1.0));
 }
 
 TEST_CASE("trainer: float32 and float64 choose the same nodes on a well-conditioned problem") {

@@ -42,7 +42,7 @@ rbf_cli_test(bench_help STDOUT "Usage: rbfnet bench.*--synthetic.*--backends" AR
 rbf_cli_test(info_help STDOUT "Usage: rbfnet info" ARGS info --help)
 rbf_cli_test(version STDOUT "^rbfnet ${PROJECT_VERSION}\n$" ARGS --version)
 rbf_cli_test(info
-  STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
+  STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*CPU kernels +(portable|avx2|avx512) \\(chosen at run time.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
   ARGS info)
 
 # --- command-line errors ---------------------------------------------------------------------

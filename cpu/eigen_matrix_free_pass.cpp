@@ -1,0 +1,93 @@
+// The CPU scoring pass without Phi_C: candidates are scored in tiles by the SIMD kernel
+// (gaussian_scoring_kernel.hpp), in parallel over tiles.
+//
+// Each candidate's sums are formed by one kernel call in an order fixed by row and candidate
+// indices alone, so the tile size, the thread count and the schedule never change a result.
+#include <algorithm>
+#include <vector>
+
+#include "cpu/eigen_backend.hpp"
+#include "cpu/gaussian_scoring_kernel.hpp"
+
+namespace rbf::cpu {
+
+namespace {
+// Candidates per kernel call: several tiles per thread balance the load; more candidates per
+// tile read X fewer times.
+std::size_t tile_size(std::size_t active, int threads) {
+  const std::size_t per_tile = (active + 4 * static_cast<std::size_t>(threads) - 1) / (4 * static_cast<std::size_t>(threads));
+  return std::min<std::size_t>(128, std::max<std::size_t>(8, (per_tile + 7) / 8 * 8));
+}
+}  // namespace
+
+template <typename T>
+void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::vector<T>& a) {
+  const std::size_t np = free_.rows_padded;
+  const std::size_t k = k_;
+  q_padded_.assign(np, T(0));
+  std::copy(q.data(), q.data() + n_, q_padded_.begin());
+  if (reset) {
+    e_padded_.assign(np * k, T(0));
+    for (std::size_t j = 0; j < k; ++j)
+      std::copy(e_.col(static_cast<Eigen::Index>(j)).data(), e_.col(static_cast<Eigen::Index>(j)).data() + n_,
+                e_padded_.begin() + static_cast<std::ptrdiff_t>(j * np));
+  } else {
+    e_padded_.clear();
+  }
+
+  std::vector<std::size_t> active;
+  active.reserve(count_);
+  for (std::size_t c = 0; c < count_; ++c)
+    if (!used_[c]) active.push_back(c);
+  if (active.empty()) return;
+  const std::size_t tile = tile_size(active.size(), threads_);
+  const std::size_t tiles = (active.size() + tile - 1) / tile;
+  const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
+
+#pragma omp parallel num_threads(threads_)
+  {
+    std::vector<double> z(tile), nn(reset ? tile : 0), g(reset ? tile * k : 0);
+    GaussianTile<T> t;
+    t.x = free_.x.data();
+    t.x_norm = free_.x_norm.data();
+    t.rows_padded = np;
+    t.d = d_;
+    t.centers = free_.centers.data();
+    t.center_norm = free_.center_norm.data();
+    t.gamma = gamma_.data();
+    t.q = q_padded_.data();
+    t.e = reset ? e_padded_.data() : nullptr;
+    t.k = k;
+    t.z = z.data();
+    t.n = nn.data();
+    t.g = g.data();
+
+#pragma omp for schedule(dynamic, 1)
+    for (long i = 0; i < static_cast<long>(tiles); ++i) {
+      const std::size_t first = static_cast<std::size_t>(i) * tile;
+      t.candidates = active.data() + first;
+      t.tile = std::min(tile, active.size() - first);
+      score_gaussian_tile(simd_, t);
+
+      for (std::size_t s = 0; s < t.tile; ++s) {
+        const std::size_t c = t.candidates[s];
+        const auto ci = static_cast<Eigen::Index>(c);
+        const T zc = static_cast<T>(z[s]);
+        z_history_(ci, z_col) = zc;
+        if (reset) {
+          n_norm_[c] = static_cast<T>(nn[s]);
+          s_proj_[c] = zc * zc;
+          for (std::size_t j = 0; j < k; ++j) g_(ci, static_cast<Eigen::Index>(j)) = static_cast<T>(g[s * k + j]);
+        } else {
+          s_proj_[c] += zc * zc;
+          for (std::size_t j = 0; j < k; ++j) g_(ci, static_cast<Eigen::Index>(j)) -= zc * a[j];
+        }
+      }
+    }
+  }
+}
+
+template void EigenBackend<float>::matrix_free_pass(bool, const Vector&, const std::vector<float>&);
+template void EigenBackend<double>::matrix_free_pass(bool, const Vector&, const std::vector<double>&);
+
+}  // namespace rbf::cpu
