@@ -68,7 +68,10 @@ RBF_SIMD_INLINE typename Vc::V exp_in_range(typename Vc::V x) {
   p = p * (r * r) + r + Vc::broadcast(S(1));
   // Shifting j's bits up by the mantissa width leaves exactly n in the exponent field (the
   // magic's own bits shift out), so adding them multiplies p, in [0.7, 1.42], by 2^n.
-  return Vc::from_bits(Vc::bits(p) + (Vc::bits(j) << C::kMantissaBits));
+  // In unsigned arithmetic: lanes outside the range (masked by the callers) may wrap.
+  using U = typename Vc::U;
+  using I = typename Vc::I;
+  return Vc::from_bits((I)((U)Vc::bits(p) + ((U)Vc::bits(j) << C::kMantissaBits)));
 }
 
 // e^x for x <= 0, the Gaussian kernels' case: only underflow needs handling.

@@ -32,31 +32,37 @@ template <>
 struct VectorTypes<float, 16> {
   typedef float V __attribute__((vector_size(16)));
   typedef std::int32_t I __attribute__((vector_size(16)));
+  typedef std::uint32_t U __attribute__((vector_size(16)));  // bit arithmetic without overflow UB
 };
 template <>
 struct VectorTypes<float, 32> {
   typedef float V __attribute__((vector_size(32)));
   typedef std::int32_t I __attribute__((vector_size(32)));
+  typedef std::uint32_t U __attribute__((vector_size(32)));  // bit arithmetic without overflow UB
 };
 template <>
 struct VectorTypes<float, 64> {
   typedef float V __attribute__((vector_size(64)));
   typedef std::int32_t I __attribute__((vector_size(64)));
+  typedef std::uint32_t U __attribute__((vector_size(64)));  // bit arithmetic without overflow UB
 };
 template <>
 struct VectorTypes<double, 16> {
   typedef double V __attribute__((vector_size(16)));
   typedef std::int64_t I __attribute__((vector_size(16)));
+  typedef std::uint64_t U __attribute__((vector_size(16)));  // bit arithmetic without overflow UB
 };
 template <>
 struct VectorTypes<double, 32> {
   typedef double V __attribute__((vector_size(32)));
   typedef std::int64_t I __attribute__((vector_size(32)));
+  typedef std::uint64_t U __attribute__((vector_size(32)));  // bit arithmetic without overflow UB
 };
 template <>
 struct VectorTypes<double, 64> {
   typedef double V __attribute__((vector_size(64)));
   typedef std::int64_t I __attribute__((vector_size(64)));
+  typedef std::uint64_t U __attribute__((vector_size(64)));  // bit arithmetic without overflow UB
 };
 
 template <typename S, int Bytes>
@@ -64,6 +70,7 @@ struct Vec {
   using Scalar = S;
   using V = typename VectorTypes<S, Bytes>::V;
   using I = typename VectorTypes<S, Bytes>::I;
+  using U = typename VectorTypes<S, Bytes>::U;
   static constexpr int kLanes = Bytes / static_cast<int>(sizeof(S));
 
   // Unaligned load and store (memcpy compiles to one vector move).
