@@ -39,24 +39,26 @@ struct FreeOperands {
 template <typename T>
 FreeOperands<T> free_operands(const gpu::Context& ctx, const std::vector<double>& xt, const std::vector<double>& centers,
                               const std::vector<double>& gamma, const std::vector<double>& q, int n, int npad,
-                              int count, int d) {
+                              int count, int d, bool tensor_cores_allowed = true) {
   FreeOperands<T> f;
-  const int stride = gpu::matrix_free_stride(d);
-  const int padded_count = (count + gpu::kMatrixFreeCandidates - 1) / gpu::kMatrixFreeCandidates *
-                           gpu::kMatrixFreeCandidates;
+  f.plan = gpu::plan_matrix_free<T>(npad, count, d, ctx.device(), tensor_cores_allowed);
+  double norm2 = 0;
+  for (const double v : xt) norm2 += v * v;  // padding entries are 0
+  f.plan.norm_shift = gpu::matrix_free_norm_shift(norm2 / n);
+  const int padded_count = gpu::matrix_free_padded_count(count);
   const Buffer<T> xt_d = upload(ctx, std::vector<T>(xt.begin(), xt.end()), "x");
   const Buffer<T> centers_d = upload(ctx, std::vector<T>(centers.begin(), centers.end()), "centers");
   const Buffer<T> gamma_d = upload(ctx, std::vector<T>(gamma.begin(), gamma.end()), "gamma");
   f.q = upload(ctx, std::vector<T>(q.begin(), q.end()), "q");
-  f.rows_aug = Buffer<T>(ctx, static_cast<std::size_t>(npad) * stride, Placement::device, "rows");
-  f.cand_aug = Buffer<T>(ctx, static_cast<std::size_t>(padded_count) * stride, Placement::device, "candidates");
-  RBF_CUDA_CHECK(gpu::launch_matrix_free_rows<T>(xt_d.get(), npad, n, npad, d, stride, f.rows_aug.get(), ctx.stream()));
-  RBF_CUDA_CHECK(gpu::launch_matrix_free_candidates<T>(centers_d.get(), gamma_d.get(), count, padded_count, d, stride,
+  f.rows_aug = Buffer<T>(ctx, static_cast<std::size_t>(npad) * f.plan.row_floats, Placement::device, "rows");
+  f.cand_aug =
+      Buffer<T>(ctx, static_cast<std::size_t>(padded_count) * f.plan.candidate_floats, Placement::device, "candidates");
+  RBF_CUDA_CHECK(gpu::launch_matrix_free_rows<T>(xt_d.get(), npad, n, npad, d, f.plan, f.rows_aug.get(), ctx.stream()));
+  RBF_CUDA_CHECK(gpu::launch_matrix_free_candidates<T>(centers_d.get(), gamma_d.get(), count, d, f.plan,
                                                        f.cand_aug.get(), ctx.stream()));
-  f.plan = gpu::plan_matrix_free<T>(npad, count, d, ctx.device());
   f.partial = Buffer<T>(ctx, static_cast<std::size_t>(count) * f.plan.splits, Placement::device, "partials");
   f.z = Buffer<T>(ctx, count, Placement::device, "z");
-  f.pass = gpu::MatrixFreePass<T>{f.rows_aug.get(), f.cand_aug.get(), n, npad, count, stride, d, f.q.get(),
+  f.pass = gpu::MatrixFreePass<T>{f.rows_aug.get(), f.cand_aug.get(), n, npad, count, d, f.q.get(),
                                   f.partial.get(), nullptr, f.plan.splits, f.plan.rows_per_split};
   ctx.synchronize();
   return f;
@@ -125,21 +127,19 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
   std::printf("  roofline: %d SMs x 16 exp2/clock x %.0f MHz = %.2f T Gaussians/s -> %.3f ms per pass\n", sms,
               clock_khz / 1e3, sfu_pairs_per_s / 1e12, pairs / sfu_pairs_per_s * 1e3);
 
-  auto report = [&](const char* name, const gpu::MatrixFreePlan& plan) {
-    gpu::MatrixFreePass<T> pass = f.pass;
-    pass.splits = plan.splits;
-    pass.rows_per_split = plan.rows_per_split;
+  auto report = [&](const char* name, FreeOperands<T>& operands) {
+    const gpu::MatrixFreePlan& plan = operands.plan;
     const double ms = time_events(ctx, 3, 20, [&] {
-      RBF_CUDA_CHECK(gpu::launch_matrix_free_pass<T>(pass, plan, ctx.stream()));
+      RBF_CUDA_CHECK(gpu::launch_matrix_free_pass<T>(operands.pass, plan, ctx.stream()));
     });
-    const double err = relative_error(run_and_read(ctx, f, plan), ref);
+    const double err = relative_error(run_and_read(ctx, operands, plan), ref);
     std::printf("  fused, %-28s %8.3f ms = %6.2f T Gaussians/s = %5.1f%% of roofline; %d splits; ||z - z64||/||z64|| = %.1e\n",
                 name, ms, pairs / (ms * 1e-3) / 1e12, 100.0 * pairs / (ms * 1e-3) / sfu_pairs_per_s, plan.splits, err);
     return ms;
   };
   double best = 0;
-  if (f.plan.tensor_cores) best = report("tensor cores, 3xTF32", f.plan);
-  const gpu::MatrixFreePlan simt = gpu::plan_matrix_free<T>(npad, count, d, ctx.device(), false);
+  if (f.plan.tensor_cores) best = report("tensor cores, split FP16", f);
+  FreeOperands<T> simt = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d, false);
   const double simt_ms = report("CUDA cores (FMA)", simt);
   if (best == 0) best = simt_ms;
 

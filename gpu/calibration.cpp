@@ -103,17 +103,17 @@ double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue) {
 
 // The matrix-free pass (float32) over zero operands: its time does not depend on the values.
 double matrix_free_gflops(const Context& context) {
-  const int stride = matrix_free_stride(kPassFeatures);
   const MatrixFreePlan plan = plan_matrix_free<float>(kPassRows, kPassCandidates, kPassFeatures, context.device());
-  Buffer<float> rows(context, static_cast<std::size_t>(kPassRows) * stride, Placement::device, "the calibration rows");
-  Buffer<float> candidates(context, static_cast<std::size_t>(kPassCandidates) * stride, Placement::device,
-                           "the calibration candidates");
+  Buffer<float> rows(context, static_cast<std::size_t>(kPassRows) * plan.row_floats, Placement::device,
+                     "the calibration rows");
+  Buffer<float> candidates(context, static_cast<std::size_t>(matrix_free_padded_count(kPassCandidates)) * plan.candidate_floats,
+                           Placement::device, "the calibration candidates");
   Buffer<float> v(context, kPassRows, Placement::device, "the calibration vector");
   Buffer<float> partial(context, static_cast<std::size_t>(kPassCandidates) * plan.splits, Placement::device,
                         "the calibration sums");
-  const MatrixFreePass<float> pass{rows.get(),    candidates.get(), kPassRows,     kPassRows,
-                                   kPassCandidates, stride,         kPassFeatures, v.get(),
-                                   partial.get(), nullptr,          plan.splits,   plan.rows_per_split};
+  const MatrixFreePass<float> pass{rows.get(),      candidates.get(), kPassRows,     kPassRows,
+                                   kPassCandidates, kPassFeatures,    v.get(),       partial.get(),
+                                   nullptr,         plan.splits,      plan.rows_per_split};
   const double ms = best_device_ms(context.stream(), 3, [&] {
     RBF_CUDA_CHECK(launch_matrix_free_pass(pass, plan, context.stream()));
   });

@@ -112,8 +112,13 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
     xt = staging.data();
     yc = staging.data() + d * npad;
   }
+  double norm2_sum = 0.0;
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j) xt[j * npad + i] = x[i * d + j];
+    for (std::size_t j = 0; j < d; ++j) {
+      xt[j * npad + i] = x[i * d + j];
+      norm2_sum += static_cast<double>(x[i * d + j]) * static_cast<double>(x[i * d + j]);
+    }
+  mean_row_norm2_ = n > 0 ? norm2_sum / static_cast<double>(n) : 0.0;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < k; ++j) yc[j * npad + i] = y[i * k + j];
   if (input_placement_ == Placement::device) {

@@ -46,18 +46,19 @@ double peak_memory_bandwidth(int device) {
 template <typename T>
 void CudaBackend<T>::prepare_matrix_free() {
   const int d = as_int(d_), count = as_int(candidates_);
-  const int stride = matrix_free_stride(d);
-  const std::size_t padded_count = round_up(candidates_, kMatrixFreeCandidates);
   const cudaStream_t stream = context_.stream();
-  rows_aug_ = Buffer<T>(context_, npad_ * static_cast<std::size_t>(stride), Placement::device,
-                        "the matrix-free rows");
-  candidates_aug_ = Buffer<T>(context_, padded_count * static_cast<std::size_t>(stride), Placement::device,
-                              "the matrix-free candidates");
-  RBF_CUDA_CHECK(launch_matrix_free_rows(xt_.get(), npad_, as_int(n_), as_int(npad_), d, stride,
-                                         rows_aug_.get(), stream));
-  RBF_CUDA_CHECK(launch_matrix_free_candidates(centers_.get(), gamma_.get(), count, as_int(padded_count), d,
-                                               stride, candidates_aug_.get(), stream));
   free_plan_ = plan_matrix_free<T>(as_int(npad_), count, d, context_.device());
+  free_plan_.norm_shift = matrix_free_norm_shift(mean_row_norm2_);
+  rows_aug_ = Buffer<T>(context_, npad_ * static_cast<std::size_t>(free_plan_.row_floats), Placement::device,
+                        "the matrix-free rows");
+  candidates_aug_ = Buffer<T>(context_,
+                              static_cast<std::size_t>(matrix_free_padded_count(count)) *
+                                  static_cast<std::size_t>(free_plan_.candidate_floats),
+                              Placement::device, "the matrix-free candidates");
+  RBF_CUDA_CHECK(launch_matrix_free_rows(xt_.get(), npad_, as_int(n_), as_int(npad_), d, free_plan_,
+                                         rows_aug_.get(), stream));
+  RBF_CUDA_CHECK(launch_matrix_free_candidates(centers_.get(), gamma_.get(), count, d, free_plan_,
+                                               candidates_aug_.get(), stream));
   const std::size_t splits = static_cast<std::size_t>(free_plan_.splits);
   if (free_plan_.splits > partition_.splits)
     partial_ = Buffer<T>(context_, candidates_ * splits, Placement::device, "the scoring-pass partial sums");
@@ -83,10 +84,9 @@ bool CudaBackend<T>::matrix_free_faster(double phi_bytes) {
 
 template <typename T>
 void CudaBackend<T>::matrix_free_pass(const T* v, T* out, T* out_square) {
-  const MatrixFreePass<T> pass{rows_aug_.get(),   candidates_aug_.get(), as_int(n_),
-                               as_int(npad_),     as_int(candidates_),   matrix_free_stride(as_int(d_)),
-                               as_int(d_),        v,                     out,
-                               out_square,        free_plan_.splits,     free_plan_.rows_per_split};
+  const MatrixFreePass<T> pass{rows_aug_.get(), candidates_aug_.get(), as_int(n_), as_int(npad_),
+                               as_int(candidates_), as_int(d_), v, out, out_square, free_plan_.splits,
+                               free_plan_.rows_per_split};
   RBF_CUDA_CHECK(launch_matrix_free_pass(pass, free_plan_, context_.stream()));
 }
 

@@ -1,17 +1,22 @@
 // The matrix-free scoring pass: each Gaussian is computed from X and the candidate centers,
 // multiplied by v and reduced in registers, so Phi_C is never written to memory.
 //
-// On sm_80+ in float, the exponents come from tensor cores as 3xTF32: x~ . c~ (see
-// matrix_free_kernels.hpp) = big_a big_b + big_a small_b + small_a big_b, each operand split
-// into its TF32 rounding and the rest, which keeps float32 accuracy (plain TF32 is off by
-// ~1e-3 in z; a BF16 correction term, tried, by ~3e-5, since the candidate side's rounding
-// error is the same for every row and does not average out). Each warp keeps 64 candidates'
-// operands in registers for its whole row range and accumulates z in registers (no atomics);
-// rows stream through shared memory with cp.async double buffering. Elsewhere (double, older
-// GPUs, d > 30), a CUDA-core kernel does the same with FMAs.
+// On sm_80+ in float, the cross term x . c comes from tensor cores in split FP16: each operand
+// is its FP16 rounding (hi) plus the FP16 rounding of the rest (lo), and
+// hi.hi + hi.lo + lo.hi, accumulated in FP32, keeps float32 accuracy (the dropped lo.lo term
+// is ~2^-22 of the product). The three terms are one inner product over K = 3 (d + 1) (the
+// row's squared norm rides along), so d = 20 takes four m16n8k16 MMAs per 16 x 8 tile
+// (3xTF32 on m16n8k8 took nine: tried, 2.8 ms at 1M x 4096, tensor-bound). Plain TF32 is off
+// by ~1e-3 in z, a BF16 correction by ~3e-5: both too coarse. Each warp keeps 64
+// candidates' operands in registers for its whole row range and accumulates z in registers
+// (no atomics); rows stream through shared memory with cp.async double buffering. Elsewhere
+// (double, older GPUs, d > kMatrixFreeTensorMaxD), a CUDA-core kernel does the same with FMAs.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
+
+#include <cuda_fp16.h>
 
 #include "gpu/matrix_free_kernels.hpp"
 #include "gpu/reductions.cuh"
@@ -26,11 +31,15 @@ namespace {
 
 constexpr double kLog2e = 1.4426950408889634;
 
-// ---------------------------------------------------------------- operands
+// ---------------------------------------------------------------- CUDA-core operands
+// x~_i = [x_i, 1, ||x_i||^2] and c~_c = L g_c [2 c, -||c||^2, -1], so x~ . c~ is the exponent.
+
+__host__ __device__ constexpr int simt_stride(int d) { return d + 2; }
 
 template <typename T>
-__global__ void matrix_free_rows_kernel(const T* __restrict__ xt, std::size_t ldx, int rows,
-                                        int padded_rows, int d, int stride, T* __restrict__ x_aug) {
+__global__ void simt_rows_kernel(const T* __restrict__ xt, std::size_t ldx, int rows,
+                                 int padded_rows, int d, T* __restrict__ x_aug) {
+  const int stride = simt_stride(d);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= padded_rows) return;
   T* out = x_aug + static_cast<std::size_t>(i) * stride;
@@ -50,9 +59,9 @@ __global__ void matrix_free_rows_kernel(const T* __restrict__ xt, std::size_t ld
 }
 
 template <typename T>
-__global__ void matrix_free_candidates_kernel(const T* __restrict__ centers, const T* __restrict__ gamma,
-                                              int count, int padded_count, int d, int stride,
-                                              T* __restrict__ c_aug) {
+__global__ void simt_candidates_kernel(const T* __restrict__ centers, const T* __restrict__ gamma,
+                                      int count, int padded_count, int d, T* __restrict__ c_aug) {
+  const int stride = simt_stride(d);
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= padded_count) return;
   T* out = c_aug + static_cast<std::size_t>(c) * stride;
@@ -116,7 +125,7 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
   for (int r0 = r_begin; r0 < r_end; r0 += kBlock) {
     const int i = r0 + threadIdx.x;
     const bool live = i < r_end;
-    const T* xrow = p.x_aug + static_cast<std::size_t>(live ? i : r_begin) * p.stride;
+    const T* xrow = p.x_aug + static_cast<std::size_t>(live ? i : r_begin) * simt_stride(p.d);
     T arg[kCands];
 #pragma unroll
     for (int j = 0; j < kCands; ++j) arg[j] = T(0);
@@ -126,7 +135,7 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
         __syncthreads();
         for (int e = threadIdx.x; e < kCands * kSimtDepth; e += kBlock) {
           const int j = e / kSimtDepth, kk = e % kSimtDepth;
-          tile[j][kk] = kk < depth ? p.c_aug[static_cast<std::size_t>(c0 + j) * p.stride + k0 + kk] : T(0);
+          tile[j][kk] = kk < depth ? p.c_aug[static_cast<std::size_t>(c0 + j) * simt_stride(p.d) + k0 + kk] : T(0);
         }
         __syncthreads();
       }
@@ -166,26 +175,117 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
   }
 }
 
+// ---------------------------------------------------------------- tensor-core operands
+// Split-FP16 layout of the augmented vectors x~_i = [x_i, ||x_i||^2 2^-s] and
+// a~_c = [2 L g_c c, -L g_c 2^s] (D = d + 1 entries, s = MatrixFreePlan::norm_shift) over K = 16 KS positions, KS = ceil(3 D / 16):
+//   rows       [lo(x') | hi(x') | hi(x') | 0...]     x' = 2^e_i x~_i
+//   candidates [hi(a') | lo(a') | hi(a') | 0...]     a' = 2^f_c a~_c
+// so their inner product is lo.hi + hi.lo + hi.hi = x' . a' to ~2^-21 relative. The small
+// terms come first: the MMA's k-steps then add the large ones last, to sums of like size.
+// Each row also has 2^-e_i and each candidate {2^-f_c, -L g_c ||c||^2}, and
+//   exponent = (x' . a') 2^-e_i 2^-f_c - L g_c ||c||^2.
+// The power-of-two scales (exact) put each row's and each candidate group's largest entry in
+// [2^13, 2^14): FP16 ends at 65504, and its subnormals would lose the lo parts of small
+// entries. The halves come first, the per-row or per-candidate floats after all of them.
+
+__host__ __device__ constexpr int tc_steps(int d) { return (3 * (d + 1) + 15) / 16; }
+constexpr int kMmaTiles = 4;  // m16 tiles of candidates per warp of the MMA kernel
+// Candidates sharing one scale: one warp's, so the kernel applies it once per row and warp
+// instead of once per Gaussian. A group whose entries span more than ~2^17 loses some
+// precision in its smallest ones (their lo parts become FP16 subnormals).
+constexpr int kCandidateScaleGroup = kMmaTiles * 16;
+static_assert(kCandidateScaleGroup % 32 == 0 && kBlock % kCandidateScaleGroup == 0 &&
+                  kMatrixFreeCandidates % kBlock == 0,
+              "scale groups are whole warps of the operand kernel");
+// Halves per row: an odd multiple of 16 halves (32 bytes) keeps the warp's 8-byte
+// shared-memory loads (8 rows x 4 lanes) free of bank conflicts.
+__host__ __device__ constexpr int tc_row_halves(int ks) { return ks % 2 == 1 ? ks * 16 : ks * 16 + 16; }
+__host__ __device__ constexpr int tc_candidate_halves(int ks) { return ks * 16; }
+constexpr int kRowExtraFloats = 1;
+constexpr int kCandidateExtraFloats = 2;
+
+// The exponent e with 2^e max_abs in [2^13, 2^14), kept where 2^e is a normal float.
+__device__ int fp16_scale_exponent(double max_abs) {
+  if (!(max_abs > 0.0)) return 0;
+  int e = 0;
+  (void)frexp(max_abs, &e);
+  return min(100, max(-100, 14 - e));
+}
+
+// Writes 2^e v (entries v[0..n)) split into FP16 hi and lo parts, in three segments of n
+// (lo first for rows, hi first for candidates, see above), then zeros up to `halves`.
+__device__ void write_split(const double* v, int n, int e, bool lo_first, int halves, __half* out) {
+  for (int f = 0; f < n; ++f) {
+    const float x = static_cast<float>(ldexp(v[f], e));
+    const __half hi = __float2half_rn(x);
+    const __half lo = __float2half_rn(x - __half2float(hi));
+    out[f] = lo_first ? lo : hi;
+    out[n + f] = lo_first ? hi : lo;
+    out[2 * n + f] = hi;
+  }
+  const __half zero = __float2half_rn(0.0f);
+  for (int f = 3 * n; f < halves; ++f) out[f] = zero;
+}
+
+__global__ void tc_rows_kernel(const float* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
+                               int norm_shift, float* __restrict__ x_aug) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= padded_rows) return;
+  double v[kMatrixFreeTensorMaxD + 1];
+  double max_abs = 0.0;
+  v[d] = 0.0;
+  for (int f = 0; f < d; ++f) {
+    v[f] = i < rows ? static_cast<double>(xt[static_cast<std::size_t>(f) * ldx + i]) : 0.0;  // padding rows: 0
+    v[d] += v[f] * v[f];
+    max_abs = fmax(max_abs, fabs(v[f]));
+  }
+  v[d] = ldexp(v[d], -norm_shift);
+  const int e = fp16_scale_exponent(fmax(max_abs, v[d]));
+  const int halves = tc_row_halves(tc_steps(d));
+  write_split(v, d + 1, e, true, halves, reinterpret_cast<__half*>(x_aug) + static_cast<std::size_t>(i) * halves);
+  x_aug[static_cast<std::size_t>(padded_rows) * (halves / 2) + i] = i < rows ? static_cast<float>(ldexp(1.0, -e)) : 0.0f;
+}
+
+__global__ void tc_candidates_kernel(const float* __restrict__ centers, const float* __restrict__ gamma, int count,
+                                     int padded_count, int d, int norm_shift, float* __restrict__ c_aug) {
+  __shared__ double warp_max[kBlock / 32];
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;  // padded_count is a multiple of kBlock
+  const bool live = c < count;                          // padding: never written out, zeros do
+  const double gain = live ? kLog2e * static_cast<double>(gamma[c]) : 0.0;
+  double v[kMatrixFreeTensorMaxD + 1];
+  double norm2 = 0.0, max_abs = ldexp(fabs(gain), norm_shift);
+  for (int f = 0; f < d; ++f) {
+    const double x = live ? static_cast<double>(centers[static_cast<std::size_t>(c) * d + f]) : 0.0;
+    norm2 += x * x;
+    v[f] = 2.0 * gain * x;
+    max_abs = fmax(max_abs, fabs(v[f]));
+  }
+  v[d] = ldexp(-gain, norm_shift);
+  // The group's largest entry sets its scale.
+  for (int offset = 16; offset > 0; offset >>= 1) max_abs = fmax(max_abs, __shfl_xor_sync(0xffffffffu, max_abs, offset));
+  if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x / 32] = max_abs;
+  __syncthreads();
+  const int first_warp = threadIdx.x / kCandidateScaleGroup * (kCandidateScaleGroup / 32);
+  for (int w = 0; w < kCandidateScaleGroup / 32; ++w) max_abs = fmax(max_abs, warp_max[first_warp + w]);
+  const int e = fp16_scale_exponent(max_abs);
+
+  const int halves = tc_candidate_halves(tc_steps(d));
+  write_split(v, d + 1, e, false, halves, reinterpret_cast<__half*>(c_aug) + static_cast<std::size_t>(c) * halves);
+  float2* extra = reinterpret_cast<float2*>(c_aug + static_cast<std::size_t>(padded_count) * (halves / 2)) + c;
+  *extra = make_float2(static_cast<float>(ldexp(1.0, -e)), static_cast<float>(-gain * norm2));
+}
+
 // ---------------------------------------------------------------- tensor cores
 
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
-constexpr int kMmaTiles = 4;  // m16 tiles of candidates per warp
+constexpr int kMmaMaxSteps = tc_steps(kMatrixFreeTensorMaxD);
 static_assert(kMmaWarps * kMmaTiles * 16 == kMatrixFreeCandidates, "one block covers its candidates");
 
-// Row stride of x~ and c~ for KS k-steps of 8: odd multiples of 8 floats keep the warp's
-// 8-byte shared-memory loads (8 rows x 4 lanes) free of bank conflicts.
-__host__ __device__ constexpr int mma_stride(int ks) { return ks % 2 == 1 ? ks * 8 : ks * 8 + 8; }
-
 #ifdef RBF_MATRIX_FREE_MMA
-__device__ __forceinline__ std::uint32_t to_tf32(float x) {
-  std::uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+__device__ __forceinline__ void mma_fp16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                          std::uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -210,51 +310,59 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 #endif
 
-// Fragment layouts (PTX ISA, mma.m16n8k8 .tf32), lane = 4 g + t. The k index is a sum
-// index, so any assignment of features to k works as long as A and B agree: in k-step s,
-// lane t owns features f0 = 8s + 2t and f1 = f0 + 1 (one 8-byte load).
-//   A (candidates): {(g, f0), (g+8, f0), (g, f1), (g+8, f1)}   B (rows): {(f0, g), (f1, g)}
+// Fragment layouts (PTX ISA, mma.m16n8k16 .f16), lane = 4 g + t. The k index is a sum
+// index, so any assignment of K positions to k works as long as A and B agree: in k-step s,
+// lane t owns positions 16 s + 4 t + {0, 1} (k = 2t, 2t+1) and 16 s + 4 t + {2, 3}
+// (k = 2t+8, 2t+9): one 8-byte load per row or candidate.
+//   A (candidates): {(g, 2t..), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..)}   B (rows): {(2t.., g), (2t+8.., g)}
 //   D: {(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)}  (candidate, row)
 template <int KS, bool kSquare>
 __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixFreePass<float> p) {
 #ifdef RBF_MATRIX_FREE_MMA
-  constexpr int kStride = mma_stride(KS);
-  __shared__ __align__(16) float xs[2][kMatrixFreeRows * kStride];
+  constexpr int kRowHalves = tc_row_halves(KS);
+  constexpr int kCandidateHalves = tc_candidate_halves(KS);
+  __shared__ __align__(16) __half xs[2][kMatrixFreeRows * kRowHalves];
+  __shared__ __align__(16) float row_extra[2][kMatrixFreeRows];
   __shared__ __align__(16) float ws[2][kMatrixFreeRows];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int cand0 = blockIdx.x * kMatrixFreeCandidates + warp * (kMmaTiles * 16);
+  const std::size_t padded_count = static_cast<std::size_t>(gridDim.x) * kMatrixFreeCandidates;
 
-  // The warp's 64 candidates, split into TF32 parts, for the whole kernel.
-  std::uint32_t a_main[kMmaTiles][KS][4], a_small[kMmaTiles][KS][4];
+  // The warp's 64 candidates for the whole kernel: MMA operands and the exponent's constants.
+  const __half* c_halves = reinterpret_cast<const __half*>(p.c_aug);
+  const float2* c_extra = reinterpret_cast<const float2*>(p.c_aug + padded_count * (kCandidateHalves / 2));
+  std::uint32_t a[kMmaTiles][KS][4];
+  const float c_scale = c_extra[cand0].x;  // the warp's candidates are one scale group
+  float c_bias[kMmaTiles][2];
 #pragma unroll
   for (int mt = 0; mt < kMmaTiles; ++mt) {
 #pragma unroll
     for (int s = 0; s < KS; ++s) {
-      const float* lo_ptr = p.c_aug + static_cast<std::size_t>(cand0 + mt * 16 + g) * kStride + 8 * s + 2 * t;
-      const float2 lo = *reinterpret_cast<const float2*>(lo_ptr);
-      const float2 hi = *reinterpret_cast<const float2*>(lo_ptr + 8 * kStride);
-      const std::uint32_t lb0 = to_tf32(lo.x), lb1 = to_tf32(lo.y), hb0 = to_tf32(hi.x), hb1 = to_tf32(hi.y);
-      a_main[mt][s][0] = lb0;
-      a_main[mt][s][1] = hb0;
-      a_main[mt][s][2] = lb1;
-      a_main[mt][s][3] = hb1;
-      const float ls0 = lo.x - __uint_as_float(lb0), ls1 = lo.y - __uint_as_float(lb1);
-      const float hs0 = hi.x - __uint_as_float(hb0), hs1 = hi.y - __uint_as_float(hb1);
-      a_small[mt][s][0] = to_tf32(ls0);
-      a_small[mt][s][1] = to_tf32(hs0);
-      a_small[mt][s][2] = to_tf32(ls1);
-      a_small[mt][s][3] = to_tf32(hs1);
+      const __half* lo_ptr = c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + 16 * s + 4 * t;
+      const uint2 lo = *reinterpret_cast<const uint2*>(lo_ptr);
+      const uint2 hi = *reinterpret_cast<const uint2*>(lo_ptr + 8 * kCandidateHalves);
+      a[mt][s][0] = lo.x;
+      a[mt][s][1] = hi.x;
+      a[mt][s][2] = lo.y;
+      a[mt][s][3] = hi.y;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      c_bias[mt][h] = c_extra[cand0 + mt * 16 + g + 8 * h].y;
     }
   }
 
+  const __half* x_halves = reinterpret_cast<const __half*>(p.x_aug);
+  const float* x_extra = p.x_aug + static_cast<std::size_t>(p.padded_rows) * (kRowHalves / 2);
   const int r_begin = blockIdx.y * p.rows_per_split;
   const int r_end = min(p.padded_rows, r_begin + p.rows_per_split);
   const int tiles = max(0, r_end - r_begin) / kMatrixFreeRows;
   auto stage = [&](int buf, int row0) {
-    const float* src = p.x_aug + static_cast<std::size_t>(row0) * kStride;
-    constexpr int kChunks = kMatrixFreeRows * kStride / 4;
-    for (int e = threadIdx.x; e < kChunks; e += kMmaThreads) cp_async16(&xs[buf][e * 4], src + e * 4);
+    const __half* src = x_halves + static_cast<std::size_t>(row0) * kRowHalves;
+    constexpr int kChunks = kMatrixFreeRows * kRowHalves / 8;  // 16-byte chunks
+    for (int e = threadIdx.x; e < kChunks; e += kMmaThreads) cp_async16(&xs[buf][e * 8], src + e * 8);
+    if (threadIdx.x < kMatrixFreeRows / 4) cp_async16(&row_extra[buf][4 * threadIdx.x], x_extra + row0 + 4 * threadIdx.x);
     if (threadIdx.x < kMatrixFreeRows) cp_async4(&ws[buf][threadIdx.x], p.v + row0 + threadIdx.x);
     cp_async_commit();
   };
@@ -276,38 +384,33 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
     const int row_base = r_begin + tile * kMatrixFreeRows;
 #pragma unroll 2
     for (int nt = 0; nt < kMatrixFreeRows / 8; ++nt) {
-      const float* xr = &xs[buf][(nt * 8 + g) * kStride + 2 * t];
-      std::uint32_t b_main[KS][2], b_small[KS][2];
+      const __half* xr = &xs[buf][(nt * 8 + g) * kRowHalves + 4 * t];
+      std::uint32_t b[KS][2];
 #pragma unroll
       for (int s = 0; s < KS; ++s) {
-        const float2 x = *reinterpret_cast<const float2*>(xr + 8 * s);
-        const std::uint32_t bb0 = to_tf32(x.x), bb1 = to_tf32(x.y);
-        b_main[s][0] = bb0;
-        b_main[s][1] = bb1;
-        const float s0 = x.x - __uint_as_float(bb0), s1 = x.y - __uint_as_float(bb1);
-        b_small[s][0] = to_tf32(s0);
-        b_small[s][1] = to_tf32(s1);
+        const uint2 x = *reinterpret_cast<const uint2*>(xr + 16 * s);
+        b[s][0] = x.x;
+        b[s][1] = x.y;
       }
       const float2 w = *reinterpret_cast<const float2*>(&ws[buf][nt * 8 + 2 * t]);
+      // The scales of rows 2t and 2t+1's products.
+      const float2 r = *reinterpret_cast<const float2*>(&row_extra[buf][nt * 8 + 2 * t]);
+      const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
       float m0 = 1.0f, m1 = 1.0f;
       if (kSquare) {
-        const int r = row_base + nt * 8 + 2 * t;
-        m0 = r < p.rows ? 1.0f : 0.0f;
-        m1 = r + 1 < p.rows ? 1.0f : 0.0f;
+        const int row = row_base + nt * 8 + 2 * t;
+        m0 = row < p.rows ? 1.0f : 0.0f;
+        m1 = row + 1 < p.rows ? 1.0f : 0.0f;
       }
 #pragma unroll
       for (int mt = 0; mt < kMmaTiles; ++mt) {
         float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        // The small products first, so the large one is added last.
 #pragma unroll
-        for (int s = 0; s < KS; ++s) {
-          mma_tf32(d, a_small[mt][s], b_main[s][0], b_main[s][1]);
-          mma_tf32(d, a_main[mt][s], b_small[s][0], b_small[s][1]);
-        }
-#pragma unroll
-        for (int s = 0; s < KS; ++s) mma_tf32(d, a_main[mt][s], b_main[s][0], b_main[s][1]);
-        const float p0 = ex2(fminf(d[0], 0.0f)), p1 = ex2(fminf(d[1], 0.0f));
-        const float p2 = ex2(fminf(d[2], 0.0f)), p3 = ex2(fminf(d[3], 0.0f));
+        for (int s = 0; s < KS; ++s) mma_fp16(d, a[mt][s], b[s][0], b[s][1]);
+        const float e0 = fmaf(d[0], scale0, c_bias[mt][0]), e1 = fmaf(d[1], scale1, c_bias[mt][0]);
+        const float e2 = fmaf(d[2], scale0, c_bias[mt][1]), e3 = fmaf(d[3], scale1, c_bias[mt][1]);
+        const float p0 = ex2(fminf(e0, 0.0f)), p1 = ex2(fminf(e1, 0.0f));
+        const float p2 = ex2(fminf(e2, 0.0f)), p3 = ex2(fminf(e3, 0.0f));
         zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
         zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
         if (kSquare) {
@@ -352,6 +455,7 @@ const void* mma_kernel() {
 
 template <bool kSquare>
 const void* mma_kernel_for(int ks) {
+  static_assert(kMmaMaxSteps == 6, "one case per k-step count");
   switch (ks) {
     case 1:
       return mma_kernel<1, kSquare>();
@@ -359,16 +463,18 @@ const void* mma_kernel_for(int ks) {
       return mma_kernel<2, kSquare>();
     case 3:
       return mma_kernel<3, kSquare>();
-    default:
+    case 4:
       return mma_kernel<4, kSquare>();
+    case 5:
+      return mma_kernel<5, kSquare>();
+    default:
+      return mma_kernel<6, kSquare>();
   }
 }
 
-int mma_steps(int d) { return (d + 2 + 7) / 8; }
-
 cudaError_t launch_mma(const MatrixFreePass<float>& pass, cudaStream_t stream) {
-  const int ks = mma_steps(pass.d);
-  if (ks > 4 || pass.stride != mma_stride(ks)) return cudaErrorInvalidValue;
+  if (pass.d < 1 || pass.d > kMatrixFreeTensorMaxD) return cudaErrorInvalidValue;
+  const int ks = tc_steps(pass.d);
   const void* kernel = pass.out_square != nullptr ? mma_kernel_for<true>(ks) : mma_kernel_for<false>(ks);
   const dim3 grid(blocks_for(static_cast<std::size_t>(pass.count), kMatrixFreeCandidates), pass.splits);
   void* args[] = {const_cast<MatrixFreePass<float>*>(&pass)};
@@ -385,33 +491,70 @@ bool mma_compiled_for(int device) {
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
   if (major < 8) return false;
   cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes(&attributes, mma_kernel<3, false>()) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, mma_kernel<4, false>()) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
   return attributes.ptxVersion >= 80 && attributes.binaryVersion >= 80;
 }
 
-}  // namespace
-
-int matrix_free_stride(int d) { return mma_stride(mma_steps(d)); }
-
 template <typename T>
-cudaError_t launch_matrix_free_rows(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
-                                    int stride, T* x_aug, cudaStream_t stream) {
-  if (padded_rows <= 0) return cudaSuccess;
-  matrix_free_rows_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
-      xt, ldx, rows, padded_rows, d, stride, x_aug);
+cudaError_t launch_tc_rows(const T*, std::size_t, int, int, int, int, T*, cudaStream_t) {
+  return cudaErrorInvalidValue;  // tensor_cores is only planned for float
+}
+template <>
+cudaError_t launch_tc_rows<float>(const float* xt, std::size_t ldx, int rows, int padded_rows, int d, int norm_shift,
+                                  float* x_aug, cudaStream_t stream) {
+  tc_rows_kernel<<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
+      xt, ldx, rows, padded_rows, d, norm_shift, x_aug);
   return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int count,
-                                          int padded_count, int d, int stride, T* c_aug,
-                                          cudaStream_t stream) {
+cudaError_t launch_tc_candidates(const T*, const T*, int, int, int, int, T*, cudaStream_t) {
+  return cudaErrorInvalidValue;  // tensor_cores is only planned for float
+}
+template <>
+cudaError_t launch_tc_candidates<float>(const float* centers, const float* gamma, int count, int padded_count, int d,
+                                        int norm_shift, float* c_aug, cudaStream_t stream) {
+  tc_candidates_kernel<<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
+      centers, gamma, count, padded_count, d, norm_shift, c_aug);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+int matrix_free_norm_shift(double mean_row_norm2) {
+  if (!(mean_row_norm2 > 0.0) || !std::isfinite(mean_row_norm2)) return 0;
+  // 2^s = |x| sqrt(2 d) for rows of typical size |x|, mean ||x||^2 = d |x|^2: then the norm entry
+  // is ~sqrt(d / 2) times the largest feature on the row side and the candidate side alike.
+  const long s = std::lround(0.5 * std::log2(2.0 * mean_row_norm2));
+  return static_cast<int>(std::max(-60L, std::min(60L, s)));
+}
+
+int matrix_free_padded_count(int count) {
+  return blocks_for(static_cast<std::size_t>(std::max(count, 0)), kMatrixFreeCandidates) * kMatrixFreeCandidates;
+}
+
+template <typename T>
+cudaError_t launch_matrix_free_rows(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
+                                    const MatrixFreePlan& plan, T* x_aug, cudaStream_t stream) {
+  if (padded_rows <= 0) return cudaSuccess;
+  if (plan.tensor_cores) return launch_tc_rows<T>(xt, ldx, rows, padded_rows, d, plan.norm_shift, x_aug, stream);
+  simt_rows_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
+      xt, ldx, rows, padded_rows, d, x_aug);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int count, int d,
+                                          const MatrixFreePlan& plan, T* c_aug, cudaStream_t stream) {
+  const int padded_count = matrix_free_padded_count(count);
   if (padded_count <= 0) return cudaSuccess;
-  matrix_free_candidates_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0,
-                                     stream>>>(centers, gamma, count, padded_count, d, stride, c_aug);
+  if (plan.tensor_cores)
+    return launch_tc_candidates<T>(centers, gamma, count, padded_count, d, plan.norm_shift, c_aug, stream);
+  simt_candidates_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
+      centers, gamma, count, padded_count, d, c_aug);
   return cudaGetLastError();
 }
 
@@ -426,13 +569,20 @@ cudaError_t launch_sum_splits(const T* partial, int splits, int count, T* dest, 
 template <typename T>
 MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, bool tensor_cores_allowed) {
   MatrixFreePlan plan;
-  plan.tensor_cores = tensor_cores_allowed && std::is_same<T, float>::value && d + 2 <= 32 && mma_compiled_for(device);
+  plan.tensor_cores = tensor_cores_allowed && std::is_same<T, float>::value && d >= 1 &&
+                      d <= kMatrixFreeTensorMaxD && mma_compiled_for(device);
+  if (plan.tensor_cores) {
+    plan.row_floats = tc_row_halves(tc_steps(d)) / 2 + kRowExtraFloats;
+    plan.candidate_floats = tc_candidate_halves(tc_steps(d)) / 2 + kCandidateExtraFloats;
+  } else {
+    plan.row_floats = plan.candidate_floats = simt_stride(d);
+  }
   int sms = 1;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) sms = 1;
   const int per_block = plan.tensor_cores ? kMatrixFreeCandidates : SimtShape<T>::candidates;
   const int candidate_blocks = std::max(1, blocks_for(static_cast<std::size_t>(std::max(count, 1)), per_block));
   int resident = 1;
-  const void* kernel = plan.tensor_cores ? mma_kernel_for<false>(mma_steps(d))
+  const void* kernel = plan.tensor_cores ? mma_kernel_for<false>(tc_steps(d))
                                          : reinterpret_cast<const void*>(&matrix_free_simt_kernel<T, false>);
   const int threads = plan.tensor_cores ? kMmaThreads : kBlock;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, 0) != cudaSuccess || resident < 1) {
@@ -469,14 +619,14 @@ cudaError_t launch_matrix_free_pass(const MatrixFreePass<T>& pass, const MatrixF
 }  // namespace gpu
 }  // namespace rbf
 
-#define RBF_INSTANTIATE(T)                                                                           \
-  template cudaError_t launch_matrix_free_rows<T>(const T*, std::size_t, int, int, int, int, T*,      \
-                                                  cudaStream_t);                                     \
-  template cudaError_t launch_matrix_free_candidates<T>(const T*, const T*, int, int, int, int, T*,   \
-                                                        cudaStream_t);                               \
-  template cudaError_t launch_sum_splits<T>(const T*, int, int, T*, cudaStream_t);                    \
-  template MatrixFreePlan plan_matrix_free<T>(int, int, int, int, bool);                                 \
-  template cudaError_t launch_matrix_free_pass<T>(const MatrixFreePass<T>&, const MatrixFreePlan&,    \
+#define RBF_INSTANTIATE(T)                                                                               \
+  template cudaError_t launch_matrix_free_rows<T>(const T*, std::size_t, int, int, int, const MatrixFreePlan&, \
+                                                  T*, cudaStream_t);                                     \
+  template cudaError_t launch_matrix_free_candidates<T>(const T*, const T*, int, int, const MatrixFreePlan&, \
+                                                        T*, cudaStream_t);                               \
+  template cudaError_t launch_sum_splits<T>(const T*, int, int, T*, cudaStream_t);                        \
+  template MatrixFreePlan plan_matrix_free<T>(int, int, int, int, bool);                                  \
+  template cudaError_t launch_matrix_free_pass<T>(const MatrixFreePass<T>&, const MatrixFreePlan&,        \
                                                   cudaStream_t);
 namespace rbf {
 namespace gpu {

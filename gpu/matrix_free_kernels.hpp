@@ -17,23 +17,47 @@ constexpr int kMatrixFreeCandidates = 256;
 // (kRowPadding is a multiple of it, so padded training rows need nothing more).
 constexpr int kMatrixFreeRows = 64;
 
-// The pass writes the exponent of each Gaussian as one inner product of augmented vectors:
-//   rows       x~_i = [x_i, 1, ||x_i||^2, 0...]
-//   candidates c~_c = L g_c [2 c, -||c||^2, -1, 0...]      (L = log2 e, g_c = 1 / (2 sigma_c^2))
-// so x~_i . c~_c = -L g_c ||x_i - c_c||^2 and phi = exp2(min(0, x~ . c~)). `stride` is the
-// padded length of both (see matrix_free_stride).
-int matrix_free_stride(int d);
+// The pass writes the exponent of each Gaussian, -L g_c ||x_i - c_c||^2 (L = log2 e,
+// g_c = 1 / (2 sigma_c^2)), from two operands built once per candidate set: the rows' and the
+// candidates'. Their layouts depend on the kernel the plan picked (matrix_free_kernels.cu);
+// MatrixFreePlan::row_floats and candidate_floats give their sizes. phi = exp2(min(0, exponent)).
 
-// x~ (row-major, padded_rows x stride) from X (feature-major, d x ldx); rows >= rows are 0.
+// How a pass is launched on this device: tensor cores or CUDA cores, its row splits, and the
+// size of its operands.
+struct MatrixFreePlan {
+  bool tensor_cores = false;  // split-FP16 products (float, sm_80+, d <= kMatrixFreeTensorMaxD)
+  int splits = 1;
+  int rows_per_split = kMatrixFreeRows;
+  int row_floats = 0;        // the row operand holds padded_rows x row_floats floats
+  int candidate_floats = 0;  // the candidate operand holds padded_count x candidate_floats floats
+  // Tensor cores: the power of two between the norm entries and the features of the operands;
+  // set it from the rows with matrix_free_norm_shift before building them.
+  int norm_shift = 0;
+};
+// The norm shift for rows whose mean ||x||^2 is mean_row_norm2: it keeps FP16's range and
+// precision for features within ~2^15 of the rows' typical size, either way.
+int matrix_free_norm_shift(double mean_row_norm2);
+// Widest d the tensor-core kernel takes (its candidate operands stay in registers).
+constexpr int kMatrixFreeTensorMaxD = 31;
+
+// tensor_cores_allowed = false plans the CUDA-core kernel (to compare the two).
+template <typename T>
+MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, bool tensor_cores_allowed = true);
+
+// Padded candidate count of the candidate operand: a multiple of kMatrixFreeCandidates.
+int matrix_free_padded_count(int count);
+
+// The row operand (padded_rows x plan.row_floats) from X (feature-major, d x ldx); rows >= rows
+// are zero.
 template <typename T>
 cudaError_t launch_matrix_free_rows(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
-                                    int stride, T* x_aug, cudaStream_t stream);
+                                    const MatrixFreePlan& plan, T* x_aug, cudaStream_t stream);
 
-// c~ (row-major, padded_count x stride) from centers (count x d, row-major) and gamma.
+// The candidate operand (matrix_free_padded_count(count) x plan.candidate_floats) from centers
+// (count x d, row-major) and gamma.
 template <typename T>
-cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int count,
-                                          int padded_count, int d, int stride, T* c_aug,
-                                          cudaStream_t stream);
+cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int count, int d,
+                                          const MatrixFreePlan& plan, T* c_aug, cudaStream_t stream);
 
 // One pass: for every candidate c < count and row split s,
 //   out[s * count + c]        = sum over the split's rows i of phi_ic * v[i]
@@ -41,12 +65,11 @@ cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int 
 // v is zero on padding rows. Sums are in a fixed order: results do not depend on timing.
 template <typename T>
 struct MatrixFreePass {
-  const T* x_aug;      // padded_rows x stride
-  const T* c_aug;      // padded_count x stride
+  const T* x_aug;      // the row operand
+  const T* c_aug;      // the candidate operand
   int rows;            // training rows (the rest of padded_rows is padding)
   int padded_rows;     // multiple of kMatrixFreeRows
   int count;           // candidates
-  int stride;
   int d;
   const T* v;
   T* out;
@@ -54,16 +77,6 @@ struct MatrixFreePass {
   int splits;          // row splits (see MatrixFreePlan)
   int rows_per_split;  // multiple of kMatrixFreeRows
 };
-
-// How a pass is launched on this device: tensor cores or CUDA cores, and its row splits.
-struct MatrixFreePlan {
-  bool tensor_cores = false;  // 3xTF32 products (float, sm_80+, d <= 30)
-  int splits = 1;
-  int rows_per_split = kMatrixFreeRows;
-};
-// tensor_cores_allowed = false plans the CUDA-core kernel (to compare the two).
-template <typename T>
-MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, bool tensor_cores_allowed = true);
 
 template <typename T>
 cudaError_t launch_matrix_free_pass(const MatrixFreePass<T>& pass, const MatrixFreePlan& plan,

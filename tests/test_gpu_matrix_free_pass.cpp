@@ -22,6 +22,8 @@ using rbf::gpu::Placement;
 
 struct Case {
   int n, count, d;
+  double units = 1.0;    // features and centers in these units (widths scaled to match)
+  double outlier = 1.0;  // the first row's features are this many times larger
 };
 
 // Standardized features; centers at training rows, nudged; widths around sqrt(d) / 2.
@@ -39,12 +41,17 @@ HostProblem make_host_problem(const Case& c, std::uint64_t seed) {
   rbf::data::SplitMix64 rng(seed);
   p.xt.assign(static_cast<std::size_t>(p.npad) * c.d, 0.0);
   for (int f = 0; f < c.d; ++f)
-    for (int i = 0; i < c.n; ++i) p.xt[static_cast<std::size_t>(f) * p.npad + i] = static_cast<float>(3.4 * rng.uniform() - 1.7);
+    for (int i = 0; i < c.n; ++i)
+      p.xt[static_cast<std::size_t>(f) * p.npad + i] = static_cast<float>(c.units * (3.4 * rng.uniform() - 1.7));
+  for (int f = 0; f < c.d; ++f) p.xt[static_cast<std::size_t>(f) * p.npad] *= c.outlier;
   for (int k = 0; k < c.count; ++k) {
-    const int row = static_cast<int>(rng.uniform() * c.n) % c.n;
+    // Not at the outlier: there ||x||^2 + ||c||^2 - 2 x.c cancels to float's rounding of
+    // ||x||^2 in every kernel (and to double's in the reference's).
+    const int row = 1 + static_cast<int>(rng.uniform() * (c.n - 1)) % (c.n - 1);
     for (int f = 0; f < c.d; ++f)
-      p.centers.push_back(static_cast<float>(p.xt[static_cast<std::size_t>(f) * p.npad + row] + 0.1 * (rng.uniform() - 0.5)));
-    const double sigma = std::sqrt(static_cast<double>(c.d)) / 2 * (0.5 + 1.5 * rng.uniform());
+      p.centers.push_back(
+          static_cast<float>(p.xt[static_cast<std::size_t>(f) * p.npad + row] + c.units * 0.1 * (rng.uniform() - 0.5)));
+    const double sigma = c.units * std::sqrt(static_cast<double>(c.d)) / 2 * (0.5 + 1.5 * rng.uniform());
     p.gamma.push_back(static_cast<float>(1.0 / (2 * sigma * sigma)));
   }
   p.v.assign(p.npad, 0.0);
@@ -98,23 +105,25 @@ std::vector<double> download(const Buffer<T>& b, std::size_t count) {
 template <typename T>
 void check_pass(const rbf::gpu::Context& ctx, const HostProblem& p, const Reference& ref,
                 rbf::gpu::MatrixFreePlan plan, double tolerance) {
-  const int stride = rbf::gpu::matrix_free_stride(p.d);
-  const int padded_count = (p.count + rbf::gpu::kMatrixFreeCandidates - 1) / rbf::gpu::kMatrixFreeCandidates *
-                           rbf::gpu::kMatrixFreeCandidates;
+  double norm2 = 0;
+  for (int f = 0; f < p.d; ++f)
+    for (int i = 0; i < p.n; ++i) norm2 += p.xt[static_cast<std::size_t>(f) * p.npad + i] * p.xt[static_cast<std::size_t>(f) * p.npad + i];
+  plan.norm_shift = rbf::gpu::matrix_free_norm_shift(norm2 / p.n);
+  const int padded_count = rbf::gpu::matrix_free_padded_count(p.count);
   const Buffer<T> xt = upload<T>(ctx, p.xt, "x"), centers = upload<T>(ctx, p.centers, "centers");
   const Buffer<T> gamma = upload<T>(ctx, p.gamma, "gamma"), v = upload<T>(ctx, p.v, "v");
-  Buffer<T> rows(ctx, static_cast<std::size_t>(p.npad) * stride, Placement::device, "rows");
-  Buffer<T> cands(ctx, static_cast<std::size_t>(padded_count) * stride, Placement::device, "candidates");
+  Buffer<T> rows(ctx, static_cast<std::size_t>(p.npad) * plan.row_floats, Placement::device, "rows");
+  Buffer<T> cands(ctx, static_cast<std::size_t>(padded_count) * plan.candidate_floats, Placement::device, "candidates");
   Buffer<T> partial(ctx, static_cast<std::size_t>(p.count) * plan.splits, Placement::device, "partial");
   Buffer<T> square(ctx, static_cast<std::size_t>(p.count) * plan.splits, Placement::device, "square");
   Buffer<T> z(ctx, p.count, Placement::device, "z"), s(ctx, p.count, Placement::device, "s");
   const cudaStream_t stream = ctx.stream();
-  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_rows<T>(xt.get(), p.npad, p.n, p.npad, p.d, stride, rows.get(), stream));
-  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_candidates<T>(centers.get(), gamma.get(), p.count, padded_count, p.d,
-                                                            stride, cands.get(), stream));
-  const rbf::gpu::MatrixFreePass<T> pass{rows.get(), cands.get(), p.n,     p.npad,        p.count,          stride,
-                                         p.d,        v.get(),     partial.get(), square.get(), plan.splits,
-                                         plan.rows_per_split};
+  RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_rows<T>(xt.get(), p.npad, p.n, p.npad, p.d, plan, rows.get(), stream));
+  RBF_CUDA_CHECK(
+      rbf::gpu::launch_matrix_free_candidates<T>(centers.get(), gamma.get(), p.count, p.d, plan, cands.get(), stream));
+  const rbf::gpu::MatrixFreePass<T> pass{rows.get(),    cands.get(),  p.n,         p.npad,
+                                         p.count,       p.d,          v.get(),     partial.get(),
+                                         square.get(),  plan.splits,  plan.rows_per_split};
   RBF_CUDA_CHECK(rbf::gpu::launch_matrix_free_pass<T>(pass, plan, stream));
   RBF_CUDA_CHECK(rbf::gpu::launch_sum_splits<T>(partial.get(), plan.splits, p.count, z.get(), stream));
   RBF_CUDA_CHECK(rbf::gpu::launch_sum_splits<T>(square.get(), plan.splits, p.count, s.get(), stream));
@@ -133,12 +142,19 @@ template <typename T>
 void check_all_variants(double tolerance) {
   RBF_SKIP_WITHOUT_GPU();
   rbf::gpu::Context ctx(0, rbf::model::GpuMemory::device);
-  // d = 1..30 covers one to four tensor-core k-steps; 41 and 70 only run on CUDA cores.
+  // d = 1..31 covers one to six tensor-core k-steps; 41 and 70 only run on CUDA cores. Units
+  // far from 1 check that the tensor cores' FP16 operands are scaled into range (1e5 would
+  // overflow FP16, 1e-4 would fall into its subnormals), and an outlier row, which moves the
+  // operands' norm shift, keeps the other rows exact.
   for (const Case& c : {Case{1000, 300, 20}, Case{130, 7, 1}, Case{700, 513, 5}, Case{640, 260, 14},
-                        Case{900, 100, 30}, Case{333, 45, 41}, Case{200, 33, 70}}) {
+                        Case{900, 100, 30}, Case{500, 70, 31}, Case{600, 90, 20, 1e5}, Case{600, 90, 11, 1e-4},
+                        Case{800, 120, 20, 1.0, 1e3},
+                        Case{333, 45, 41}, Case{200, 33, 70}}) {
     CAPTURE(c.n);
     CAPTURE(c.count);
     CAPTURE(c.d);
+    CAPTURE(c.units);
+    CAPTURE(c.outlier);
     const HostProblem p = make_host_problem(c, 17 + static_cast<std::uint64_t>(c.d));
     const Reference ref = reference(p);
     const rbf::gpu::MatrixFreePlan plan = rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device());
