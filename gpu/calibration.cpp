@@ -15,6 +15,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/device_timing.hpp"
 #include "gpu/matrix_free_kernels.hpp"
 
 namespace rbf::gpu {
@@ -66,41 +67,6 @@ void require_device(int device) {
   }
 }
 
-// The probe's events; its memory and stream are the project's Buffer and the run's Context.
-class Event {
- public:
-  Event() { RBF_CUDA_CHECK(cudaEventCreate(&event_)); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event() { RBF_CUDA_CHECK_LOG(cudaEventDestroy(event_)); }
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-// Device time of `enqueue` (work queued on `stream`) from events: the fastest of up to
-// `repetitions` runs after one warm-up, within kLoopBudgetMs.
-template <typename Enqueue>
-double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue) {
-  Event start, stop;
-  enqueue();
-  RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
-  double best = 0;
-  const auto loop_start = Clock::now();
-  for (int i = 0; i < repetitions; ++i) {
-    RBF_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    enqueue();
-    RBF_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    RBF_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    RBF_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    if (i == 0 || ms < best) best = ms;
-    if (ms_since(loop_start) > kLoopBudgetMs) break;
-  }
-  return best;
-}
-
 // The matrix-free pass (float32) over zero operands: its time does not depend on the values.
 double matrix_free_gflops(const Context& context) {
   const MatrixFreePlan plan = plan_matrix_free<float>(kPassRows, kPassCandidates, kPassFeatures, context.device());
@@ -116,7 +82,7 @@ double matrix_free_gflops(const Context& context) {
                                    nullptr,         plan.splits,      plan.rows_per_split};
   const double ms = best_device_ms(context.stream(), 3, [&] {
     RBF_CUDA_CHECK(launch_matrix_free_pass(pass, plan, context.stream()));
-  });
+  }, kLoopBudgetMs);
   const double gaussians = static_cast<double>(kPassRows) * kPassCandidates;
   return ms > 0 ? gaussians * kFlopsPerGaussian / (ms * 1e-3) / 1e9 : 0.0;
 }
@@ -180,7 +146,7 @@ model::GpuCalibration calibrate(const Context& context, double startup_ms) {
   // Device memory bandwidth: a copy reads and writes every byte.
   const double copy_ms = best_device_ms(stream, 5, [&] {
     RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), source.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream));
-  });
+  }, kLoopBudgetMs);
   cal.bandwidth_gbs = gbs(2.0 * static_cast<double>(copy_bytes), copy_ms);
 
   // Host to device, from pinned memory (asynchronous copies) and from ordinary memory (what
@@ -190,7 +156,7 @@ model::GpuCalibration calibrate(const Context& context, double startup_ms) {
     std::memset(pinned.host(), 1, transfer_bytes);
     const double pinned_ms = best_device_ms(stream, 3, [&] {
       RBF_CUDA_CHECK(cudaMemcpyAsync(target.get(), pinned.host(), transfer_bytes, cudaMemcpyHostToDevice, stream));
-    });
+    }, kLoopBudgetMs);
     cal.transfer_gbs = gbs(static_cast<double>(transfer_bytes), pinned_ms);
   }
   {

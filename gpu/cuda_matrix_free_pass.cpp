@@ -3,6 +3,7 @@
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_timing.hpp"
 
 namespace rbf::gpu {
 namespace {
@@ -14,21 +15,7 @@ static_assert(kRowPadding % kMatrixFreeRows == 0, "padded rows are whole matrix-
 // The stored pass reads Phi_C at about this share of the memory's peak bandwidth (it runs at
 // the device-to-device copy rate, docs/BENCHMARKS.md).
 constexpr double kStoredPassShareOfPeak = 0.9;
-
-// Two CUDA events, destroyed however the timing ends.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    RBF_CUDA_CHECK(cudaEventCreate(&start));
-    RBF_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    if (start != nullptr) (void)cudaEventDestroy(start);
-    if (stop != nullptr) (void)cudaEventDestroy(stop);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
+constexpr double kDecisionBudgetMs = 1000.0;  // one timed pass; the budget never cuts it short
 
 // Peak memory bandwidth in bytes/s from the device's memory clock and bus, 0 when unknown.
 double peak_memory_bandwidth(int device) {
@@ -70,16 +57,10 @@ bool CudaBackend<T>::matrix_free_faster(double phi_bytes) {
   const double bandwidth = kStoredPassShareOfPeak * peak_memory_bandwidth(context_.device());
   if (!(bandwidth > 0.0)) return false;
   prepare_matrix_free();
-  // One launch to load the kernel, then one timed pass (any vector will do: y's first column).
-  matrix_free_pass(y_.get(), partial_.get(), nullptr);
-  EventPair events;
-  RBF_CUDA_CHECK(cudaEventRecord(events.start, context_.stream()));
-  matrix_free_pass(y_.get(), partial_.get(), nullptr);
-  RBF_CUDA_CHECK(cudaEventRecord(events.stop, context_.stream()));
-  RBF_CUDA_CHECK(cudaEventSynchronize(events.stop));
-  float fused_ms = 0.0f;
-  RBF_CUDA_CHECK(cudaEventElapsedTime(&fused_ms, events.start, events.stop));
-  return static_cast<double>(fused_ms) < phi_bytes / bandwidth * 1e3;
+  // One pass after a warm-up launch (any vector will do: y's first column).
+  const double fused_ms = best_device_ms(
+      context_.stream(), 1, [&] { matrix_free_pass(y_.get(), partial_.get(), nullptr); }, kDecisionBudgetMs);
+  return fused_ms < phi_bytes / bandwidth * 1e3;
 }
 
 template <typename T>
