@@ -9,7 +9,7 @@ cd "$root"
 jobs="${RBF_JOBS:-2}"
 
 packages=(cmake make g++ pkg-config libeigen3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
-          doctest-dev libcli11-dev libfast-float-dev gnuplot-nox)
+          doctest-dev libcli11-dev libfast-float-dev gnuplot-nox python3-venv python3-dev)
 
 install_missing() {
   local missing=()
@@ -29,9 +29,23 @@ configure_and_build() {
   local dir="$1"; shift
   echo "== configuring $dir $*"
   cmake -S . -B "$dir" "$@" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
-  grep -A14 "rbfnet .* configuration" "$dir.configure.log" || true
+  grep -A15 "rbfnet .* configuration" "$dir.configure.log" || true
   echo "== building $dir"
   cmake --build "$dir" -j "$jobs"
+}
+
+# The Python package (python/): a virtual environment under build/, scikit-learn and the build
+# tools from PyPI, `pip install .` (CMake build reused across runs), then its pytest suite,
+# which checks model files against the CPU build's rbfnet binary.
+python_tests() {
+  local venv=build/venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  echo "== Python: installing the test requirements and the package into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check numpy scikit-learn pandas pytest scikit-build-core pybind11
+  CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$venv/bin/pip" install -q --disable-pip-version-check \
+    --no-build-isolation -C build-dir=build/python-wheel .
+  echo "== tests: Python package (pytest)"
+  RBFNET_CLI="$root/build/release/app/rbfnet" "$venv/bin/python" -m pytest -q python/tests
 }
 
 have_nvcc() { command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }
@@ -54,6 +68,7 @@ case "$mode" in
     configure_and_build build/release -DCMAKE_BUILD_TYPE=Release -DRBF_CUDA=OFF
     echo "== tests: CPU build"
     (cd build/release && ctest --output-on-failure -j "$jobs")
+    python_tests
     if have_nvcc; then
       configure_and_build build/cuda -DCMAKE_BUILD_TYPE=Release -DRBF_CUDA=ON -DRBF_BUILD_BENCH=OFF
       echo "== tests: CUDA build (GPU cases are skipped without a device)"

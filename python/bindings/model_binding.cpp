@@ -1,0 +1,116 @@
+// Model: a model::Network seen from Python. Predictions release the GIL; files are the CLI's.
+#include "python/bindings/model_binding.hpp"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model_file.hpp"
+#include "model/network.hpp"
+#include "python/bindings/arrays.hpp"
+
+namespace py = pybind11;
+
+namespace rbf::python {
+
+namespace {
+
+using model::Network;
+
+// float32 rows are widened this many at a time, so predicting never doubles the input's memory.
+constexpr std::size_t kRowsPerBlock = 8192;
+
+py::array_t<double> predict(const Network& net, const py::handle& x) {
+  const MatrixView view(x, "X");
+  if (view.cols() != net.inputs) {
+    throw py::value_error("X has " + std::to_string(view.cols()) + " features, but the model expects " +
+                          std::to_string(net.inputs));
+  }
+  const std::size_t rows = view.rows(), k = net.outputs;
+  std::vector<double> out;
+  {
+    py::gil_scoped_release release;
+    if (const double* in = view.float64()) {
+      net.predict(in, rows, out);
+    } else {
+      out.resize(rows * k);
+      std::vector<double> block, part;
+      for (std::size_t first = 0; first < rows; first += kRowsPerBlock) {
+        const std::size_t count = std::min(kRowsPerBlock, rows - first);
+        block.resize(count * view.cols());
+        view.copy_rows(first, count, block.data());
+        net.predict(block.data(), count, part);
+        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * k));
+      }
+    }
+  }
+  return to_numpy(std::move(out), {rows, k});
+}
+
+py::array_t<double> vector_array(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
+  return to_numpy(std::vector<double>(values), {rows, cols});
+}
+
+py::array_t<double> vector_array(const std::vector<double>& values) {
+  return to_numpy(std::vector<double>(values), {values.size()});
+}
+
+py::bytes to_bytes(const Network& net) {
+  const std::vector<std::uint8_t> bytes = model::serialize_network(net);
+  return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+Network from_bytes(const py::bytes& data, const std::string& name) {
+  const std::string text = data;
+  return model::parse_network(reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), name);
+}
+
+py::dict provenance(const Network& net) {
+  py::dict d;
+  d["rbfnet_version"] = net.provenance.rbfnet_version;
+  d["data_file"] = net.provenance.data_file;
+  d["data_sha256"] = net.provenance.data_sha256;
+  d["created_utc"] = net.provenance.created_utc;
+  d["backend"] = net.provenance.backend;
+  return d;
+}
+
+}  // namespace
+
+void bind_model(py::module_& m) {
+  py::class_<Network, std::shared_ptr<Network>>(m, "Model", "A trained RBF network (the CLI's model, in memory).")
+      .def_static("load", &model::load_network, py::arg("path"), "Reads a model file written by rbfnet or save().")
+      .def("save", [](const Network& net, const std::string& path) { model::save_network(net, path); },
+           py::arg("path"), "Writes the model file atomically, in the format `rbfnet predict` reads.")
+      .def("to_bytes", &to_bytes, "The model file's bytes.")
+      .def_static("from_bytes", &from_bytes, py::arg("data"), py::arg("name") = "<bytes>",
+                  "A model from a model file's bytes.")
+      .def("predict", &predict, py::arg("X"),
+           "Raw outputs (n, k): target units for regression, class scores for classification.")
+      .def_property_readonly("task", [](const Network& n) {
+        return n.task == data::Task::classification ? "classification" : "regression";
+      })
+      .def_property_readonly("inputs", [](const Network& n) { return n.inputs; })
+      .def_property_readonly("outputs", [](const Network& n) { return n.outputs; })
+      .def_property_readonly("nodes", &Network::nodes)
+      .def_property_readonly("centers", [](const Network& n) { return vector_array(n.centers, n.nodes(), n.inputs); })
+      .def_property_readonly("widths", [](const Network& n) { return vector_array(n.widths); })
+      .def_property_readonly("weights", [](const Network& n) { return vector_array(n.weights, n.nodes(), n.outputs); })
+      .def_property_readonly("bias", [](const Network& n) { return vector_array(n.bias); })
+      .def_property_readonly("x_mean", [](const Network& n) { return vector_array(n.x_scaler.mean); })
+      .def_property_readonly("x_scale", [](const Network& n) { return vector_array(n.x_scaler.scale); })
+      .def_property_readonly("y_mean", [](const Network& n) { return vector_array(n.y_scaler.mean); })
+      .def_property_readonly("y_scale", [](const Network& n) { return vector_array(n.y_scaler.scale); })
+      .def_readonly("feature_names", &Network::feature_names)
+      .def_readonly("target_names", &Network::target_names)
+      .def_readonly("class_names", &Network::class_names)
+      .def_property_readonly("config_yaml", [](const Network& n) { return n.provenance.config_yaml; })
+      .def_property_readonly("provenance", &provenance)
+      .def(py::pickle([](const Network& net) { return to_bytes(net); },
+                      [](const py::bytes& data) { return from_bytes(data, "<pickle>"); }));
+}
+
+}  // namespace rbf::python

@@ -1,0 +1,152 @@
+"""What the regressor and the classifier share: the parameters, training through the C++
+trainer, the fitted attributes and model files."""
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from ._compat import validate_data
+from ._native import native
+from ._params import params_from_values, settings
+
+# Accepted as they are (read in place when C-contiguous); anything else is converted to float64.
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class RBFNetBase(BaseEstimator):
+    """Parameters: see docs/PYTHON.md; each mirrors the config key of configs/default.yaml."""
+
+    _task = ""  # the model files' task: "regression" or "classification"
+
+    def __init__(
+        self,
+        max_nodes=100,
+        validation=0.2,
+        seed=42,
+        pool=1000,
+        width_factors=(0.5, 1.0, 2.0),
+        sigma0=0.0,
+        sigma0_sample=1000,
+        memory_budget_mb="auto",
+        strategy="ols",
+        reg_lambda=0.0,
+        dependency_tol=1e-4,
+        precision="float32",
+        threads=0,
+        goal=0.0,
+        patience=20,
+        max_seconds=0.0,
+        refine_every=0,
+        refine_at_end=False,
+        refine_method="adam",
+        refine_epochs=50,
+        refine_learning_rate=0.01,
+        refine_damping=1e-3,
+        refine_ridge=0.0,
+        refine_patience=10,
+        backend="auto",
+        switch_at_nodes=0,
+        switch_confirm=3,
+        gpu_device=0,
+        gpu_memory_budget_mb=0.0,
+        gpu_memory="auto",
+        gpu_overhead_ms=0.0,
+        gpu_bandwidth_gbs=0.0,
+        gpu_gflops=0.0,
+        migration_fixed_ms=0.0,
+        migration_gbs=0.0,
+        log_level="warn",
+    ):
+        self.max_nodes = max_nodes
+        self.validation = validation
+        self.seed = seed
+        self.pool = pool
+        self.width_factors = width_factors
+        self.sigma0 = sigma0
+        self.sigma0_sample = sigma0_sample
+        self.memory_budget_mb = memory_budget_mb
+        self.strategy = strategy
+        self.reg_lambda = reg_lambda
+        self.dependency_tol = dependency_tol
+        self.precision = precision
+        self.threads = threads
+        self.goal = goal
+        self.patience = patience
+        self.max_seconds = max_seconds
+        self.refine_every = refine_every
+        self.refine_at_end = refine_at_end
+        self.refine_method = refine_method
+        self.refine_epochs = refine_epochs
+        self.refine_learning_rate = refine_learning_rate
+        self.refine_damping = refine_damping
+        self.refine_ridge = refine_ridge
+        self.refine_patience = refine_patience
+        self.backend = backend
+        self.switch_at_nodes = switch_at_nodes
+        self.switch_confirm = switch_confirm
+        self.gpu_device = gpu_device
+        self.gpu_memory_budget_mb = gpu_memory_budget_mb
+        self.gpu_memory = gpu_memory
+        self.gpu_overhead_ms = gpu_overhead_ms
+        self.gpu_bandwidth_gbs = gpu_bandwidth_gbs
+        self.gpu_gflops = gpu_gflops
+        self.migration_fixed_ms = migration_fixed_ms
+        self.migration_gbs = migration_gbs
+        self.log_level = log_level
+
+    # ---- training ----
+
+    def _train(self, X, y, classes, target_names):
+        """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = ["x%d" % j for j in range(X.shape[1])]
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self))
+        self._set_network(network)
+        self.history_ = {k: (np.array(v, dtype=str) if isinstance(v, list) else v) for k, v in history.items()}
+        self.fit_summary_ = summary
+        return self
+
+    def _set_network(self, network):
+        self.network_ = network
+        self.n_nodes_ = network.nodes
+        self.centers_ = network.centers
+        self.widths_ = network.widths
+        self.weights_ = network.weights
+        self.bias_ = network.bias
+        self.x_mean_ = network.x_mean
+        self.x_scale_ = network.x_scale
+
+    def _scores(self, X):
+        """Raw network outputs (n, k) for validated X."""
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, dtype=FLOAT_DTYPES, order="C", reset=False)
+        return self.network_.predict(X)
+
+    # ---- model files ----
+
+    def save(self, path):
+        """Writes the fitted model in rbfnet's model format (`rbfnet predict --model PATH` reads it)."""
+        check_is_fitted(self, "network_")
+        self.network_.save(str(path))
+
+    @classmethod
+    def load(cls, path):
+        """A fitted estimator from a model file written by save() or by `rbfnet train`."""
+        network = native.Model.load(str(path))
+        if network.task != cls._task:
+            raise ValueError("%s holds a %s model; rbfnet.load() picks the estimator for it" % (path, network.task))
+        return cls._from_network(network)
+
+    @classmethod
+    def _from_network(cls, network):
+        """A fitted estimator around `network`, with the settings the model was trained with."""
+        params = {}
+        if network.config_yaml:
+            params = params_from_values(native.config_values(network.config_yaml))
+        estimator = cls(**params)
+        estimator._set_network(network)
+        estimator.n_features_in_ = network.inputs
+        estimator.history_ = None
+        estimator.fit_summary_ = None
+        return estimator

@@ -1,0 +1,96 @@
+"""The estimators' training parameters: one for each config key that shapes a model, named
+like the key, with the CLI's default, passed to the C++ config schema as text so that a
+value is checked exactly as in a YAML file."""
+from collections import namedtuple
+
+import numpy as np
+
+Param = namedtuple("Param", "name key default")
+
+# In the order of configs/default.yaml. Not here: data.path, target, features, delimiter and
+# skip_rows (the arrays replace the CSV), data.task (the estimator's class decides it), and
+# output.* and logging.iteration_log / progress (save() and history_ replace them).
+PARAMS = (
+    Param("validation", "data.validation", 0.2),
+    Param("seed", "data.seed", 42),
+    Param("pool", "candidates.pool", 1000),
+    Param("width_factors", "candidates.width_factors", (0.5, 1.0, 2.0)),
+    Param("sigma0", "candidates.sigma0", 0.0),
+    Param("sigma0_sample", "candidates.sigma0_sample", 1000),
+    Param("memory_budget_mb", "candidates.memory_budget_mb", "auto"),
+    Param("strategy", "trainer.strategy", "ols"),
+    # `lambda` is a Python keyword, and a trailing underscore marks fitted attributes.
+    Param("reg_lambda", "trainer.lambda", 0.0),
+    Param("dependency_tol", "trainer.dependency_tol", 1e-4),
+    Param("precision", "trainer.precision", "float32"),
+    Param("threads", "trainer.threads", 0),
+    Param("max_nodes", "stopping.max_nodes", 100),
+    Param("goal", "stopping.goal", 0.0),
+    Param("patience", "stopping.patience", 20),
+    Param("max_seconds", "stopping.max_seconds", 0.0),
+    Param("refine_every", "refine.every", 0),
+    Param("refine_at_end", "refine.at_end", False),
+    Param("refine_method", "refine.method", "adam"),
+    Param("refine_epochs", "refine.epochs", 50),
+    Param("refine_learning_rate", "refine.learning_rate", 0.01),
+    Param("refine_damping", "refine.damping", 1e-3),
+    Param("refine_ridge", "refine.ridge", 0.0),
+    Param("refine_patience", "refine.patience", 10),
+    Param("backend", "backend.kind", "auto"),
+    Param("switch_at_nodes", "backend.switch_at_nodes", 0),
+    Param("switch_confirm", "backend.confirm", 3),
+    Param("gpu_device", "backend.gpu_device", 0),
+    Param("gpu_memory_budget_mb", "backend.gpu_memory_budget_mb", 0.0),
+    Param("gpu_memory", "backend.gpu_memory", "auto"),
+    Param("gpu_overhead_ms", "backend.gpu_overhead_ms", 0.0),
+    Param("gpu_bandwidth_gbs", "backend.gpu_bandwidth_gbs", 0.0),
+    Param("gpu_gflops", "backend.gpu_gflops", 0.0),
+    Param("migration_fixed_ms", "backend.migration_fixed_ms", 0.0),
+    Param("migration_gbs", "backend.migration_gbs", 0.0),
+    # The CLI logs at info; a library inside a grid search should stay quiet unless asked.
+    Param("log_level", "logging.level", "warn"),
+)
+
+
+def _text(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def settings(estimator):
+    """(config key, values as text, parameter name) for every parameter of `estimator`."""
+    out = []
+    for p in PARAMS:
+        value = getattr(estimator, p.name)
+        if isinstance(value, (list, tuple, np.ndarray)):
+            values = [_text(v) for v in value]
+        else:
+            values = [_text(value)]
+        out.append((p.key, values, p.name))
+    return out
+
+
+def _from_text(text, default):
+    """A config value's YAML text as a Python value of the default's type."""
+    if isinstance(default, bool):
+        return text == "true"
+    if isinstance(default, tuple):
+        return tuple(float(v) for v in text.strip("[]").split(",") if v.strip())
+    if isinstance(default, int):
+        return int(text)
+    if isinstance(default, float):
+        return float(text)
+    if text == "auto":
+        return text
+    try:
+        return float(text)  # memory_budget_mb: "auto" or a number
+    except ValueError:
+        return text
+
+
+def params_from_values(values):
+    """Estimator parameters from {config key: YAML text} (a model file's recorded config)."""
+    return {p.name: _from_text(values[p.key], p.default) for p in PARAMS if p.key in values}

@@ -1,0 +1,71 @@
+"""RBFNetClassifier: rbfnet's incremental RBF network as a scikit-learn classifier."""
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._base import FLOAT_DTYPES, RBFNetBase
+from ._compat import validate_data
+
+
+def _labels(names):
+    """Class labels from a model file's class names: integers or numbers when they all read so."""
+    for kind in (int, float):
+        try:
+            return np.array([kind(n) for n in names])
+        except ValueError:
+            pass
+    return np.array(names)
+
+
+class RBFNetClassifier(ClassifierMixin, RBFNetBase):
+    """Gaussian RBF network classifier grown one node at a time by orthogonal least squares.
+
+    The network regresses one-hot class indicators; predict() takes the class of the largest
+    score, predict_proba() the scores clipped at 0 and normalized to sum to 1 (see
+    predict_proba). The parameters mirror the keys of rbfnet's YAML config (docs/PYTHON.md).
+
+    Fitted attributes: classes_, n_nodes_, centers_ (n_nodes_, n_features_in_) and widths_ in
+    standardized input units ((X - x_mean_) / x_scale_), weights_ and bias_ (class scores),
+    history_ (the per-iteration cost log, a dict of arrays), fit_summary_, n_features_in_,
+    and network_ (the C++ model: save(), predict()).
+    """
+
+    _task = "classification"
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", ensure_min_samples=2)
+        check_classification_targets(y)
+        classes, indices = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError("RBFNetClassifier needs at least 2 classes in y; it has 1 class")
+        names = [str(c) for c in classes]
+        if len(set(names)) != len(names):
+            raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
+        self.classes_ = classes
+        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, ["class"])
+
+    def predict(self, X):
+        """The class with the largest score (ties: the first class), as `rbfnet predict` says."""
+        scores = self._scores(X)  # first: it raises NotFittedError before classes_ exists
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X):
+        """Class probabilities: the scores clipped at 0 and divided by their sum. The scores fit
+        one-hot targets by least squares, so they estimate P(class | x) but may stray below 0
+        or above 1; a row whose scores are all <= 0 gets probability 1 for its top class.
+        argmax(predict_proba(X)) always equals predict(X)."""
+        scores = self._scores(X)
+        top = np.argmax(scores, axis=1)
+        proba = np.maximum(scores, 0.0, out=scores)
+        total = proba.sum(axis=1)
+        none = total <= 0.0
+        proba[none, top[none]] = 1.0
+        total[none] = 1.0
+        proba /= total[:, None]
+        return proba
+
+    @classmethod
+    def _from_network(cls, network):
+        estimator = super()._from_network(network)
+        estimator.classes_ = _labels(network.class_names)
+        return estimator

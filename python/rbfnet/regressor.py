@@ -1,0 +1,42 @@
+"""RBFNetRegressor: rbfnet's incremental RBF network as a scikit-learn regressor."""
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from ._base import FLOAT_DTYPES, RBFNetBase
+from ._compat import validate_data
+
+
+class RBFNetRegressor(RegressorMixin, RBFNetBase):
+    """Gaussian RBF network grown one node at a time by orthogonal least squares.
+
+    One or several targets (y of shape (n,) or (n, k)); predictions have y's shape. The
+    parameters mirror the keys of rbfnet's YAML config (docs/PYTHON.md lists them).
+
+    Fitted attributes: n_nodes_, centers_ (n_nodes_, n_features_in_) and widths_ in
+    standardized input units ((X - x_mean_) / x_scale_), weights_ and bias_ (standardized
+    targets), history_ (the per-iteration cost log, a dict of arrays), fit_summary_,
+    n_features_in_, and network_ (the C++ model: save(), predict()).
+    """
+
+    _task = "regression"
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", multi_output=True, y_numeric=True,
+                             ensure_min_samples=2)
+        self._y_2d = y.ndim == 2
+        y2 = y.reshape(len(y), -1)
+        names = ["y"] if y2.shape[1] == 1 and not self._y_2d else ["y%d" % j for j in range(y2.shape[1])]
+        return self._train(X, y2, [], names)
+
+    def predict(self, X):
+        """Predicted targets, (n,) or (n, k) like the y it was fitted on."""
+        out = self._scores(X)
+        return out if getattr(self, "_y_2d", out.shape[1] > 1) else out[:, 0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"multioutput": True}

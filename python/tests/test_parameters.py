@@ -1,0 +1,68 @@
+"""The parameters mirror the config schema: one per training key, with its default, checked by
+the same C++ validation as YAML files and command-line flags."""
+import inspect
+
+import pytest
+
+from rbfnet import RBFNetClassifier, RBFNetRegressor
+from rbfnet._native import native
+from rbfnet._params import PARAMS, params_from_values
+
+# Keys with no parameter, and why: the arrays replace the CSV file and its reading options, the
+# estimator's class is the task, save() replaces output.*, history_ the iteration log.
+NOT_PARAMETERS = {
+    "data.path", "data.target", "data.features", "data.delimiter", "data.skip_rows", "data.task",
+    "logging.iteration_log", "logging.progress",
+    "output.model", "output.checkpoint_every", "output.checkpoint",
+}
+
+
+def test_every_training_key_has_a_parameter():
+    keys = set(native.config_keys())
+    covered = {p.key for p in PARAMS}
+    assert covered <= keys
+    assert keys - covered == NOT_PARAMETERS
+
+
+@pytest.mark.parametrize("cls", [RBFNetRegressor, RBFNetClassifier])
+def test_init_signature_matches_the_table(cls):
+    signature = inspect.signature(cls.__init__).parameters
+    defaults = {name: p.default for name, p in signature.items() if name != "self"}
+    assert defaults == {p.name: p.default for p in PARAMS}
+    assert cls().get_params() == defaults
+
+
+def test_defaults_are_the_cli_defaults():
+    cli = params_from_values(native.config_defaults())
+    ours = {p.name: p.default for p in PARAMS}
+    assert cli.pop("log_level") == "info"  # a library logs warnings only, by choice
+    ours.pop("log_level")
+    assert cli == ours
+
+
+@pytest.mark.parametrize(
+    "param, value, message",
+    [
+        ("max_nodes", 0, "max_nodes must be an integer >= 1"),
+        ("reg_lambda", -1.0, "reg_lambda must be a number >= 0"),
+        ("backend", "tpu", "backend must be"),
+        ("width_factors", (), "width_factors must be a non-empty list"),
+        ("validation", 0.95, "validation must be a number in [0, 0.9]"),
+        ("refine_method", "sgd", "refine_method must be"),
+        ("log_level", "loud", "log_level must be"),
+    ],
+)
+def test_bad_values_name_the_parameter(friedman, param, value, message):
+    X, y = friedman
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        RBFNetRegressor(**{param: value}).fit(X, y)
+
+
+def test_parameters_reach_the_trainer(friedman):
+    X, y = friedman
+    model = RBFNetRegressor(max_nodes=7, validation=0.0, patience=0, width_factors=(1.0,), threads=1).fit(X, y)
+    assert model.n_nodes_ == 7
+    assert model.fit_summary_["validation_rows"] == 0
+    assert model.fit_summary_["candidates"] == len(X)  # every row, one width
+    recorded = params_from_values(native.config_values(model.network_.config_yaml))
+    assert recorded == model.get_params()

@@ -1,0 +1,32 @@
+"""scikit-learn's own estimator checks, and use inside GridSearchCV and Pipeline.
+
+Every check runs. check_array_api_input skips itself (it needs SCIPY_ARRAY_API=1 and an
+array-API library): the estimators train in C++ on NumPy arrays and accept no other array type."""
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from rbfnet import RBFNetClassifier, RBFNetRegressor
+
+
+@parametrize_with_checks([RBFNetRegressor(), RBFNetClassifier()])
+def test_sklearn_estimator_check(estimator, check):
+    check(estimator)
+
+
+def test_grid_search_regressor(friedman):
+    X, y = friedman
+    grid = {"max_nodes": [5, 40], "width_factors": [(1.0,), (0.5, 1.0, 2.0)]}
+    search = GridSearchCV(RBFNetRegressor(threads=1), grid, cv=3).fit(X, y)
+    assert search.best_params_["max_nodes"] == 40
+    assert search.best_estimator_.n_nodes_ <= 40
+    assert search.score(X, y) > 0.8
+
+
+def test_grid_search_classifier_in_pipeline(blobs):
+    X, y = blobs
+    pipe = make_pipeline(StandardScaler(), RBFNetClassifier(threads=1))
+    search = GridSearchCV(pipe, {"rbfnetclassifier__reg_lambda": [0.0, 1e-3]}, cv=3).fit(X, y)
+    assert search.score(X, y) > 0.95
+    assert set(search.predict(X)) <= set(y)
