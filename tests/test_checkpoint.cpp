@@ -51,7 +51,8 @@ model::TrainResult interrupted_then_resumed(const model::Config& cfg, std::size_
   REQUIRE(part.iterations.size() == stop_at);
   REQUIRE_FALSE(part.network.training_state.empty());
 
-  const std::string path = "test_checkpoint_resume.ckpt";
+  // One file per process: ctest runs the test cases of this file side by side.
+  const std::string path = "test_checkpoint_resume_" + std::to_string(::getpid()) + ".ckpt";
   model::save_network(part.network, path);
   const model::Network loaded = model::load_network(path);
   std::remove(path.c_str());
