@@ -1,10 +1,8 @@
 // Reads CSV text into a Dataset: header, column plan, a fast numeric row loop, class labels.
 #include "data/csv_reader.hpp"
 
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +15,7 @@
 #include "data/csv_messages.hpp"
 #include "data/csv_tokenizer.hpp"
 #include "data/errors.hpp"
+#include "data/input_file.hpp"
 #include "data/number_parse.hpp"
 
 namespace rbf::data {
@@ -416,46 +415,6 @@ class CsvParser {
   DeferredValue first_bad_number_;         // first target cell that is NaN/Inf/out of range
 };
 
-// The whole file in one buffer. Not a std::string: its resize would first zero-fill
-// a buffer that fread overwrites at once.
-struct FileBuffer {
-  std::unique_ptr<char[]> bytes;
-  std::size_t size = 0;
-
-  std::string_view view() const { return std::string_view(bytes.get(), size); }
-};
-
-FileBuffer read_whole_file(const std::string& path) {
-  // POSIX stat rather than std::filesystem: gcc 7 (Jetson) has only the experimental one.
-  struct stat info {};
-  const bool have_info = ::stat(path.c_str(), &info) == 0;
-  if (have_info && S_ISDIR(info.st_mode)) {
-    throw InputError("cannot read data file '" + path + "': it is a directory");
-  }
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    throw InputError("cannot open data file '" + path + "': " + std::strerror(errno));
-  }
-  FileBuffer buffer;
-  std::size_t capacity = have_info && S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) + 1 : 1 << 16;
-  buffer.bytes.reset(new char[capacity]);
-  // One read for a regular file. The size is only a hint (the file may grow, or be a pipe),
-  // so read on until fread reports the end, growing the buffer when it fills up.
-  for (;;) {
-    buffer.size += std::fread(buffer.bytes.get() + buffer.size, 1, capacity - buffer.size, file);
-    if (buffer.size < capacity) break;
-    std::unique_ptr<char[]> larger(new char[capacity * 2]);
-    std::memcpy(larger.get(), buffer.bytes.get(), buffer.size);
-    buffer.bytes = std::move(larger);
-    capacity *= 2;
-  }
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) throw InputError("cannot read data file '" + path + "': " + std::strerror(error));
-  return buffer;
-}
-
 }  // namespace
 
 Dataset parse_csv(std::string_view text, const std::string& name, const CsvOptions& options, const ColumnSpec& columns,
@@ -464,7 +423,7 @@ Dataset parse_csv(std::string_view text, const std::string& name, const CsvOptio
 }
 
 Dataset read_csv(const std::string& path, const CsvOptions& options, const ColumnSpec& columns, TaskHint task) {
-  const FileBuffer buffer = read_whole_file(path);
+  const InputBytes buffer = read_input_file(path, "data file");
   return parse_csv(buffer.view(), path, options, columns, task);
 }
 
