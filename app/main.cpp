@@ -241,7 +241,7 @@ int run_command_line(int argc, char** argv) {
       return kExitSuccess;
     }
     require_training_inputs(config);
-    return run_train(config, resume_path);
+    return run_train(config, resume_path, train_flags.config_file());
   }
   if (chosen == predict) {
     const model::Config csv = predict_csv.build();

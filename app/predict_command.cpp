@@ -6,6 +6,7 @@
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/file_plan.hpp"
 #include "model/model_file.hpp"
 
 namespace rbf::app {
@@ -26,6 +27,12 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int run_predict(const PredictOptions& options) {
+  if (!options.out.empty()) {  // checked before the work: never an input, always writable
+    data::FilePlan files;
+    files.input(options.model, "--model");
+    files.input(options.data, "--data");
+    files.output(options.out, "--out");
+  }
   const model::Network net = model::load_network(options.model);
   data::CsvOptions csv;
   csv.delimiter = options.delimiter;
