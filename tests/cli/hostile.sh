@@ -114,6 +114,24 @@ stdout_full)
   grep -q "cannot write to standard output" err || fail "no message about standard output"
   "$RBFNET" train --print-config >/dev/full 2>err
   [ $? = 1 ] || fail "--print-config into a full device did not exit 1" ;;
+# --- SIGINT and SIGTERM stop a long refinement, which leaves a checkpoint ----------------------
+sigint_during_refinement|sigterm_during_refinement)
+  signal=INT && [ "$CASE" = sigterm_during_refinement ] && signal=TERM
+  "$RBFNET" train --data "$SOURCE/data/iris.csv" --target species --nodes 6 --refine-at-end \
+    --refine-method adam --refine-epochs 100000000 --refine-patience 0 --out r.rbfn --quiet --log-level warn \
+    >out 2>err &
+  pid=$!
+  sleep 2
+  kill -$signal $pid
+  waited=0
+  while kill -0 $pid 2>/dev/null && [ $waited -lt 30 ]; do sleep 1; waited=$((waited + 1)); done
+  if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "still refining 30 s after SIG$signal"; fi
+  wait $pid
+  status=$?
+  [ $status = 1 ] || fail "exit status $status after SIG$signal, expected 1"
+  grep -q "interrupted after .* continue with: rbfnet train --resume r.rbfn.ckpt" err || fail "no resume hint"
+  [ -f r.rbfn.ckpt ] || fail "no checkpoint written"
+  [ ! -e r.rbfn ] || fail "an interrupted run wrote the final model" ;;
 # --- a resumed run must solve the checkpoint's problem ---------------------------------------
 resume_other_problem)
   cp "$SOURCE/data/iris.csv" iris.csv
