@@ -306,6 +306,7 @@ class CsvParser {
     const NumberStatus status = parse_number_field(text, value);
     if (status == NumberStatus::not_a_number) {
       first_label_.record(field.line, column, text, status);
+      ++text_targets_;
     } else if (status != NumberStatus::ok) {
       first_bad_number_.record(field.line, column, text, status);
     }
@@ -372,6 +373,17 @@ class CsvParser {
     for (const std::size_t column : plan_.target_columns) data.target_names.push_back(header_[column]);
     data.targets = plan_.target_columns.size();
 
+    // Mostly numbers with a few words ("NA", "n/a") is a numeric target with bad cells, not a
+    // classification with hundreds of classes: say where the first one is.
+    if (task_ == TaskHint::auto_detect && first_label_.seen && plan_.target_columns.size() == 1 &&
+        2 * text_targets_ < labels_.size()) {
+      throw csv_error(name_, first_label_.line, first_label_.column + 1,
+                      quote_for_message(first_label_.text) + " in target " +
+                          column_label(first_label_.column, header_[first_label_.column]) + " is not a number, but " +
+                          std::to_string(labels_.size() - text_targets_) + " of its " +
+                          std::to_string(labels_.size()) +
+                          " values are; fix or drop such rows, or give --task classification if they are class labels");
+    }
     const bool classification =
         task_ == TaskHint::classification || (task_ == TaskHint::auto_detect && first_label_.seen);
     if (classification && !plan_.target_columns.empty()) {
@@ -413,6 +425,7 @@ class CsvParser {
   std::deque<std::string> label_storage_;  // unescaped labels; a deque keeps views valid
   DeferredValue first_label_;              // first target cell that is not a number
   DeferredValue first_bad_number_;         // first target cell that is NaN/Inf/out of range
+  std::size_t text_targets_ = 0;           // target cells that are not numbers (auto)
 };
 
 }  // namespace
