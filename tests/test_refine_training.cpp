@@ -279,11 +279,16 @@ TEST_CASE("refine: an interrupt during the refinement at the end leaves the grow
   std::atomic<bool> stop{false};
   model::TrainOptions options;
   options.stop_requested = &stop;
-  // The stop arrives after growth, while the refinement runs.
-  std::thread signal([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop = true;
-  });
+  // The stop arrives after the last node, while the refinement runs (or just before it
+  // starts, which the refinement's first epoch sees the same way).
+  std::thread signal;
+  options.on_iteration = [&](const model::IterationRecord& rec) {
+    if (rec.nodes == 8)
+      signal = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = true;
+      });
+  };
   const model::TrainResult cut = model::train(friedman(), c, options);
   signal.join();
   REQUIRE(cut.interrupted);

@@ -132,6 +132,29 @@ sigint_during_refinement|sigterm_during_refinement)
   grep -q "interrupted after .* continue with: rbfnet train --resume r.rbfn.ckpt" err || fail "no resume hint"
   [ -f r.rbfn.ckpt ] || fail "no checkpoint written"
   [ ! -e r.rbfn ] || fail "an interrupted run wrote the final model" ;;
+# --- results are exact and matched by name -------------------------------------------------
+predictions_exact)
+  printf 'x,y\n1,1000000123\n2,1000000123\n3,1000000123\n4,1000000123\n' >big.csv
+  "$RBFNET" train --data big.csv --target y --validation 0 --out big.rbfn --quiet --log-level warn >/dev/null 2>&1 ||
+    fail "cannot train"
+  expect 0 "" "$RBFNET" predict --model big.rbfn --data big.csv
+  [ "$(sed -n 2p out)" = 1000000123 ] || fail "prediction printed as $(sed -n 2p out)" ;;
+evaluate_targets_by_name)
+  awk 'BEGIN { srand(3); print "x1,x2,A,B,C"; for (i = 0; i < 60; i++) { a = rand(); b = rand();
+    print a "," b "," 3 * a + 1 "," 100 * b - 7 "," a * b } }' >ab.csv
+  "$RBFNET" train --data ab.csv --target A,B --features x1,x2 --nodes 10 --out ab.rbfn --quiet --log-level warn \
+    >/dev/null 2>&1 || fail "cannot train"
+  expect 0 "" "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target A,B
+  grep -E '^  A .*R2 0\.99' out >/dev/null || fail "A is not scored as A"
+  expect 0 "" "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target B,A
+  grep -E '^  A .*R2 0\.99' out >/dev/null || fail "--target B,A scores A against B"
+  grep -E '^  B .*R2 0\.99' out >/dev/null || fail "--target B,A scores B against A"
+  expect 2 "--target column 'C' is not a target of the model, which predicts 'A', 'B'" \
+    "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target C ;;
+na_in_numeric_target)
+  { echo x,y; i=1; while [ $i -le 40 ]; do echo "$i,$((i * 2))"; i=$((i + 1)); done; echo 41,NA; } >na.csv
+  expect 2 "na.csv:42:2: 'NA' in target column 2 \('y'\) is not a number, but 40 of its 41 values are" \
+    "$RBFNET" train --data na.csv --target y ;;
 # --- a resumed run must solve the checkpoint's problem ---------------------------------------
 resume_other_problem)
   cp "$SOURCE/data/iris.csv" iris.csv
