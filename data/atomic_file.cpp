@@ -16,12 +16,6 @@ namespace rbf::data {
 
 namespace {
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Makes a completed rename durable; some file systems cannot sync a directory, which is fine.
 void sync_directory(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY);

@@ -15,8 +15,8 @@ namespace {
 
 // realpath of the folder plus the name: where a file that does not exist yet would appear.
 std::string absolute_location(const std::string& path) {
+  const std::string dir = directory_of(path);
   const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   char buf[PATH_MAX];
   if (::realpath(dir.c_str(), buf) == nullptr) return path;

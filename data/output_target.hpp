@@ -20,6 +20,9 @@ struct OutputTarget {
 // plus the temporary suffix ".tmp-PID" is longer than the file system allows.
 OutputTarget resolve_output(const std::string& path, const std::string& what);
 
+// The folder part of `path` ("." for a bare name, "/" for a file at the root).
+std::string directory_of(const std::string& path);
+
 // The temporary file beside `target` that an atomic replacement writes first.
 std::string temporary_path(const OutputTarget& target);
 

@@ -270,27 +270,38 @@ TEST_CASE("refine: a training state with moved nodes and a best snapshot round-t
   CHECK_THROWS_AS(model::decode_training_state(bad, "s"), InputError);
 }
 
+namespace {
+
+// Trains with a stop raised 300 ms after the iteration that reaches `nodes` nodes is reported,
+// i.e. while a refinement that comes later runs (one not started yet sees it at its first
+// epoch). A refinement while growing runs before its iteration is reported: name the node
+// before it.
+model::TrainResult train_stopped_after(const model::Config& c, std::size_t nodes) {
+  std::atomic<bool> stop{false};
+  model::TrainOptions options;
+  options.stop_requested = &stop;
+  std::thread signal;
+  options.on_iteration = [&](const model::IterationRecord& rec) {
+    if (rec.nodes == nodes && !signal.joinable())
+      signal = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = true;
+      });
+  };
+  model::TrainResult result = model::train(friedman(), c, options);
+  if (signal.joinable()) signal.join();
+  return result;
+}
+
+}  // namespace
+
 TEST_CASE("refine: an interrupt during the refinement at the end leaves the grown model's checkpoint") {
   model::Config c = refine_config();
   c.stopping.max_nodes = 8;
   c.refine.at_end = true;
   c.refine.epochs = 100000000;  // without the check this would not end
   c.refine.patience = 0;
-  std::atomic<bool> stop{false};
-  model::TrainOptions options;
-  options.stop_requested = &stop;
-  // The stop arrives after the last node, while the refinement runs (or just before it
-  // starts, which the refinement's first epoch sees the same way).
-  std::thread signal;
-  options.on_iteration = [&](const model::IterationRecord& rec) {
-    if (rec.nodes == 8)
-      signal = std::thread([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        stop = true;
-      });
-  };
-  const model::TrainResult cut = model::train(friedman(), c, options);
-  signal.join();
+  const model::TrainResult cut = train_stopped_after(c, 8);
   REQUIRE(cut.interrupted);
   CHECK(cut.stop_reason == "interrupted");
   CHECK(has_event(cut, "interrupted"));
@@ -303,19 +314,7 @@ TEST_CASE("refine: an interrupt during a refinement while growing drops it and k
   c.refine.every = 4;
   c.refine.epochs = 100000000;
   c.refine.patience = 0;
-  std::atomic<bool> stop{false};
-  model::TrainOptions options;
-  options.stop_requested = &stop;
-  std::thread signal;
-  options.on_iteration = [&](const model::IterationRecord& rec) {
-    if (rec.iteration == 3)
-      signal = std::thread([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        stop = true;
-      });
-  };
-  const model::TrainResult cut = model::train(friedman(), c, options);
-  signal.join();
+  const model::TrainResult cut = train_stopped_after(c, 3);  // the refinement at 4 nodes
   REQUIRE(cut.interrupted);
   const model::TrainingState state = model::decode_training_state(cut.network.training_state, "ckpt");
   CHECK(state.chosen.size() == 4);
