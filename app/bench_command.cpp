@@ -12,6 +12,7 @@
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/file_plan.hpp"
 #include "data/paths.hpp"
 #include "data/synthetic.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
@@ -165,9 +166,14 @@ BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, c
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
-  const data::Dataset dataset = load_data(options);
+  // The folder and every file in it are checked before the data is read or any run starts.
   const std::string dir = options.out_dir.empty() ? std::string(".") : options.out_dir;
   data::make_directories(dir, "output folder");
+  data::FilePlan files;
+  if (options.synthetic_rows == 0) files.input(options.data, "--data");
+  for (const char* name : {kCostsFile, kPlotScript, kPlotImage, "summary.md"})
+    files.output(dir + "/" + name, "--out");
+  const data::Dataset dataset = load_data(options);
   spdlog::info("bench: {}: {} rows, {} features; results in {}", dataset.source, dataset.rows, dataset.features, dir);
 
   std::vector<std::string> backends;

@@ -23,8 +23,13 @@ model::Config checkpoint_config(const std::string& path) {
   return model::parse_config(net.provenance.config_yaml, path + " (its saved configuration)");
 }
 
-model::TrainingState checkpoint_state(const std::string& path) {
-  return model::decode_training_state(load_checkpoint(path).training_state, path);
+Checkpoint read_checkpoint(const std::string& path) {
+  const model::Network net = load_checkpoint(path);
+  Checkpoint checkpoint;
+  checkpoint.config = model::parse_config(net.provenance.config_yaml, path + " (its saved configuration)");
+  checkpoint.state = model::decode_training_state(net.training_state, path);
+  checkpoint.data_file = net.provenance.data_file;
+  return checkpoint;
 }
 
 std::string checkpoint_path(const model::Config& config) {

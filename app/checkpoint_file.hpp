@@ -12,8 +12,13 @@ namespace rbf::app {
 // readable checkpoint (a plain model file has no training state).
 model::Config checkpoint_config(const std::string& path);
 
-// The checkpointed run's progress, checked.
-model::TrainingState checkpoint_state(const std::string& path);
+// Everything a resume needs from one read of the checkpoint.
+struct Checkpoint {
+  model::Config config;        // the configuration the run used
+  model::TrainingState state;  // its progress, checked
+  std::string data_file;       // the data it was trained on, as named then
+};
+Checkpoint read_checkpoint(const std::string& path);
 
 // Where checkpoints of a run with this config go: output.checkpoint, or MODEL.ckpt.
 std::string checkpoint_path(const model::Config& config);

@@ -40,6 +40,7 @@ class ConfigFlags {
   model::Config build_from(const model::Config& base) const;
   // True when --config was given.
   bool has_config_file() const { return !config_path_.empty(); }
+  const std::string& config_file() const { return config_path_; }
 
  private:
   struct Binding {

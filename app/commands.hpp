@@ -12,8 +12,9 @@ namespace rbf::app {
 // Trains a network as `config` says (data, trainer, output paths), writes the model file
 // and the optional per-iteration cost log, prints a summary. With `resume_from` (a
 // checkpoint file) it continues that run instead. SIGINT/SIGTERM finish the current
-// iteration and save a checkpoint. Returns the exit code.
-int run_train(const model::Config& config, const std::string& resume_from = "");
+// iteration and save a checkpoint. `config_file` (the --config given, if any) is an input no
+// output may overwrite. Returns the exit code.
+int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "");
 
 struct PredictOptions {
   std::string model;      // model file

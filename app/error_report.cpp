@@ -3,7 +3,10 @@
 #include "app/error_report.hpp"
 
 #include <CLI/Error.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <exception>
 #include <new>
 
@@ -30,9 +33,21 @@ void print_error(const std::string& message) {
   std::fflush(stderr);
 }
 
+// Output lost on a full disk or a closed pipe must not pass for success: the last flush
+// reports any write to standard output that failed.
+int check_standard_output(int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return status;
+  const int err = errno;
+  print_error(std::string("cannot write to standard output") + (err != 0 ? std::string(": ") + std::strerror(err) : ""));
+  return status == kExitSuccess ? kExitRuntimeFailure : status;
+}
+
 int run_reporting_errors(const std::function<int()>& body) {
   try {
-    return body();
+    return check_standard_output(body());
   } catch (const InputError& e) {
     print_error(e.what());
     return kExitUsageError;

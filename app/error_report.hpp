@@ -14,7 +14,8 @@ constexpr int kExitUsageError = 2;      // bad flags, files or config values
 void print_error(const std::string& message);
 
 // Runs `body` and returns its exit code; an escaping exception is printed with print_error and
-// mapped: rbf::InputError and command-line parse errors -> 2, anything else -> 1.
+// mapped: rbf::InputError and command-line parse errors -> 2, anything else -> 1. A write to
+// standard output that failed (a full disk, a closed pipe) turns success into 1.
 int run_reporting_errors(const std::function<int()>& body);
 
 }  // namespace rbf::app

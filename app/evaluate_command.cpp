@@ -1,4 +1,5 @@
 // `rbfnet evaluate`: score a saved model on a labelled CSV file.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -11,6 +12,31 @@
 
 namespace rbf::app {
 
+namespace {
+
+// Which model output each --target column is, matched by name (a column given by index is
+// matched by its header name): order does not matter, a column the model does not predict
+// is an error.
+std::vector<std::size_t> model_outputs(const std::vector<std::string>& given, const std::vector<std::string>& model,
+                                       const std::string& file) {
+  std::vector<std::size_t> output;
+  for (const std::string& name : given) {
+    const auto it = std::find(model.begin(), model.end(), name);
+    if (it == model.end()) {
+      std::string known;
+      for (const std::string& m : model) known += (known.empty() ? "'" : ", '") + m + "'";
+      throw InputError(file + ": --target column '" + name + "' is not a target of the model, which predicts " + known);
+    }
+    const std::size_t j = static_cast<std::size_t>(it - model.begin());
+    if (std::find(output.begin(), output.end(), j) != output.end())
+      throw InputError(file + ": --target names column '" + name + "' twice");
+    output.push_back(j);
+  }
+  return output;
+}
+
+}  // namespace
+
 int run_evaluate(const EvaluateOptions& options) {
   const model::Network net = model::load_network(options.model);
   const bool classify = net.task == data::Task::classification;
@@ -22,15 +48,17 @@ int run_evaluate(const EvaluateOptions& options) {
   columns.features = net.feature_names;
   const data::Dataset ds = data::read_csv(options.data, csv, columns,
                                           classify ? data::TaskHint::classification : data::TaskHint::regression);
+  const std::vector<std::size_t> output = model_outputs(ds.target_names, net.target_names, options.data);
   std::printf("model %s: %zu nodes, %s; data %s: %zu rows\n", options.model.c_str(), net.nodes(),
               classify ? "classification" : "regression", options.data.c_str(), ds.rows);
 
   if (!classify) {
-    if (ds.targets != net.outputs)
-      throw InputError(options.data + ": the model predicts " + std::to_string(net.outputs) + " target(s) but " +
-                       std::to_string(ds.targets) + " target column(s) were given");
-    std::vector<double> pred;
-    net.predict(ds.x.data(), ds.rows, pred);
+    std::vector<double> all;
+    net.predict(ds.x.data(), ds.rows, all);
+    // The model's output for each given column, in the order the columns were given.
+    std::vector<double> pred(ds.rows * ds.targets);
+    for (std::size_t i = 0; i < ds.rows; ++i)
+      for (std::size_t j = 0; j < ds.targets; ++j) pred[i * ds.targets + j] = all[i * net.outputs + output[j]];
     const model::RegressionMetrics m = model::regression_metrics(pred.data(), ds.y.data(), ds.rows, ds.targets);
     for (std::size_t j = 0; j < ds.targets; ++j)
       std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", ds.target_names[j].c_str(), m.rmse[j], m.mae[j], m.r2[j]);
@@ -45,7 +73,8 @@ int run_evaluate(const EvaluateOptions& options) {
     const std::string& label = ds.class_names[static_cast<std::size_t>(ds.y[i])];
     const auto it = model_class.find(label);
     if (it == model_class.end())
-      throw InputError(options.data + ": class '" + label + "' in the target column is not one the model knows");
+      throw InputError(options.data + ": class '" + label + "' in target column '" + ds.target_names[0] + "' (data row " +
+                       std::to_string(i + 1) + ") is not one the model knows");
     truth[i] = it->second;
   }
   const std::vector<std::size_t> pred = net.predict_classes(ds.x.data(), ds.rows);

@@ -2,10 +2,10 @@
 #include "app/file_checks.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "data/errors.hpp"
 
@@ -18,8 +18,9 @@ void require_readable_file(const std::string& path, const std::string& what) {
     throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
   }
   if (S_ISDIR(info.st_mode)) throw InputError(what + " '" + path + "' is a directory, not a file");
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
+  // access(), not a trial open: opening a FIFO would take the one read its writer offers.
+  if (::access(path.c_str(), R_OK) != 0)
+    throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
 }
 
 }  // namespace rbf::app

@@ -89,6 +89,30 @@ void parse_synthetic(const std::string& text, BenchOptions& options) {
       !positive(text.substr(comma + 1), options.synthetic_dims)) {
     throw InputError("--synthetic must be ROWS,DIMS with both integers >= 1, got '" + text + "'");
   }
+  // Said now, not after the output folder is made and the data generated.
+  if (options.synthetic_rows < 2)
+    throw InputError("--synthetic needs ROWS >= 2 (training needs at least 2 rows), got '" + text + "'");
+}
+
+// "--target ," splits into no names at all, and CLI11 would then take the next flag as the
+// column; a list flag must name at least one column.
+void check_list_values(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    for (const char* flag : {"--target", "--features"}) {
+      const std::string name = flag;
+      std::string value;
+      if (word == name && i + 1 < argc) {
+        value = argv[i + 1];
+      } else if (word.compare(0, name.size() + 1, name + "=") == 0) {
+        value = word.substr(name.size() + 1);
+      } else {
+        continue;
+      }
+      if (value.find_first_not_of(", \t") == std::string::npos)
+        throw InputError(name + " needs at least one column name or index, got '" + value + "'");
+    }
+  }
 }
 
 void check_bench_backends(const std::vector<std::string>& backends) {
@@ -216,6 +240,7 @@ int run_command_line(int argc, char** argv) {
   for (CLI::App* command : {train, predict, evaluate, bench, calibrate, info}) command->allow_extras();
 
   check_command_name(argc, argv);
+  check_list_values(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -241,7 +266,7 @@ int run_command_line(int argc, char** argv) {
       return kExitSuccess;
     }
     require_training_inputs(config);
-    return run_train(config, resume_path);
+    return run_train(config, resume_path, train_flags.config_file());
   }
   if (chosen == predict) {
     const model::Config csv = predict_csv.build();

@@ -6,6 +6,8 @@
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/file_plan.hpp"
+#include "data/text.hpp"
 #include "model/model_file.hpp"
 
 namespace rbf::app {
@@ -26,6 +28,12 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int run_predict(const PredictOptions& options) {
+  if (!options.out.empty()) {  // checked before the work: never an input, always writable
+    data::FilePlan files;
+    files.input(options.model, "--model");
+    files.input(options.data, "--data");
+    files.output(options.out, "--out");
+  }
   const model::Network net = model::load_network(options.model);
   data::CsvOptions csv;
   csv.delimiter = options.delimiter;
@@ -38,7 +46,6 @@ int run_predict(const PredictOptions& options) {
   const bool classify = net.task == data::Task::classification;
   for (std::size_t j = 0; j < net.target_names.size(); ++j) text += (j ? "," : "") + csv_field(net.target_names[j]);
   text += '\n';
-  char buf[64];
   if (classify) {
     const std::vector<std::size_t> classes = net.predict_classes(ds.x.data(), ds.rows);
     for (std::size_t c : classes) text += csv_field(net.class_names[c]) + '\n';
@@ -46,9 +53,10 @@ int run_predict(const PredictOptions& options) {
     std::vector<double> out;
     net.predict(ds.x.data(), ds.rows, out);
     for (std::size_t i = 0; i < ds.rows; ++i) {
+      // Shortest text that reads back as the same double: 1e9+123 stays 1000000123.
       for (std::size_t j = 0; j < net.outputs; ++j) {
-        std::snprintf(buf, sizeof buf, "%s%.9g", j ? "," : "", out[i * net.outputs + j]);
-        text += buf;
+        if (j > 0) text += ',';
+        text += data::round_trip_text(out[i * net.outputs + j]);
       }
       text += '\n';
     }

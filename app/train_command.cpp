@@ -9,7 +9,10 @@
 #include "app/commands.hpp"
 #include "app/checkpoint_file.hpp"
 #include "app/iteration_log.hpp"
+#include "app/resume_check.hpp"
 #include "data/csv_reader.hpp"
+#include "data/file_plan.hpp"
+#include "data/input_file.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
 #include "model/model_file.hpp"
@@ -69,9 +72,35 @@ std::string utc_now() {
 
 }  // namespace
 
-int run_train(const model::Config& config, const std::string& resume_from) {
+int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file) {
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
+
+  // Every output is checked before the data is read: a bad path fails now, not after training,
+  // and no output may be an input (a resumed checkpoint is read whole, then updated in place).
+  const std::string ckpt_path = checkpoint_path(config);
+  data::FilePlan files;
+  files.input(config.data.path, "--data");
+  if (!config_file.empty()) files.input(config_file, "--config");
+  if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
+  files.output(config.output.model, "--out");
+  files.output(ckpt_path, "--checkpoint");
+  if (!config.logging.iteration_log.empty()) files.output(config.logging.iteration_log, "--log-iter");
+
+  Checkpoint resumed;
+  if (!resume_from.empty()) {
+    resumed = read_checkpoint(resume_from);
+    check_resume_matches(resume_from, resumed.config, config);
+  }
+  const model::TrainingState& resume_state = resumed.state;
+
+  // One read serves the parser and the hash: a FIFO cannot be read twice.
+  const data::InputBytes bytes = data::read_input_file(config.data.path, "data file");
+  model::Sha256 hash;
+  hash.update(bytes.bytes.get(), bytes.size);
+  const std::string data_sha256 = hash.hex_digest();
+  if (!resume_from.empty())
+    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, data_sha256);
 
   data::CsvOptions csv;
   csv.delimiter = config.data.delimiter;
@@ -79,19 +108,16 @@ int run_train(const model::Config& config, const std::string& resume_from) {
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
-  const data::Dataset dataset = data::read_csv(config.data.path, csv, columns, task_hint(config.data.task));
+  const data::Dataset dataset =
+      data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
   spdlog::info("read {}: {} rows, {} features, {}", config.data.path, dataset.rows, dataset.features,
                dataset.task == data::Task::classification
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
 
-  const std::string data_sha256 = model::sha256_file_hex(config.data.path);
-  const std::string ckpt_path = checkpoint_path(config);
-  model::TrainingState resume_state;
   model::TrainOptions options;
   options.data_sha256 = data_sha256;
   if (!resume_from.empty()) {
-    resume_state = checkpoint_state(resume_from);
     options.resume = &resume_state;
     spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
                  resume_state.chosen.size());

@@ -1,4 +1,4 @@
-// Atomic file replacement (temporary file, fsync, rename) for models and predictions.
+// Atomic file replacement (temporary file, fsync, rename) for every output file rbfnet writes.
 #include "data/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -8,24 +8,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 
 #include "data/errors.hpp"
+#include "data/output_target.hpp"
 
 namespace rbf::data {
 
 namespace {
-
-std::string directory_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 // Makes a completed rename durable; some file systems cannot sync a directory, which is fine.
 void sync_directory(const std::string& dir) {
@@ -35,29 +24,58 @@ void sync_directory(const std::string& dir) {
   ::close(fd);
 }
 
+// write(2) until every byte is out; false with errno set on failure.
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, bytes, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Devices, FIFOs and standard streams are written where they are: replacing /dev/null or
+// /dev/stdout by a regular file would break the system or lose the output.
+void write_in_place(const OutputTarget& target, const void* data, std::size_t size) {
+  const bool own = target.stream_fd < 0;
+  const int fd = own ? ::open(target.resolved.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC) : target.stream_fd;
+  if (fd < 0) throw RuntimeError("cannot write '" + target.path + "' (open): " + std::strerror(errno));
+  const bool ok = write_all(fd, data, size);
+  const int err = errno;
+  if (own) ::close(fd);
+  if (!ok) throw RuntimeError("cannot write '" + target.path + "' (write): " + std::strerror(err));
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const void* data, std::size_t size) {
-  const std::string dir = directory_of(path);
-  if (!is_directory(dir)) throw InputError("cannot write '" + path + "': directory '" + dir + "' does not exist");
-  if (is_directory(path)) throw InputError("cannot write '" + path + "': it is a directory");
+  const OutputTarget target = resolve_output(path, "output file");
+  if (target.in_place) return write_in_place(target, data, size);
+  remove_stale_temporaries(target);
 
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  // A file being replaced keeps its permission bits (a 0600 model stays private).
+  const mode_t mode = 0666;
+  struct stat old {};
+  const bool keep_mode = target.exists && ::stat(target.resolved.c_str(), &old) == 0;
+  const std::string tmp = temporary_path(target);
   auto fail = [&](const char* step, int err) {
     std::remove(tmp.c_str());
     throw RuntimeError("cannot write '" + path + "' (" + step + "): " + std::strerror(err));
   };
-  {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!file) fail("open", errno);
-    if (size > 0 && std::fwrite(data, 1, size, file.get()) != size) fail("write", errno);
-    if (std::fflush(file.get()) != 0) fail("flush", errno);
-    if (::fsync(::fileno(file.get())) != 0) fail("fsync", errno);
-    std::FILE* raw = file.release();
-    if (std::fclose(raw) != 0) fail("close", errno);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("rename", errno);
-  sync_directory(dir);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) fail("open", errno);
+  bool ok = write_all(fd, data, size);
+  const char* step = "write";
+  if (ok && keep_mode && ::fchmod(fd, old.st_mode & 07777) != 0) ok = false, step = "chmod";
+  if (ok && ::fsync(fd) != 0) ok = false, step = "fsync";
+  const int err = errno;
+  if (::close(fd) != 0 && ok) fail("close", errno);
+  if (!ok) fail(step, err);
+  if (std::rename(tmp.c_str(), target.resolved.c_str()) != 0) fail("rename", errno);
+  sync_directory(directory_of(target.resolved));
 }
 
 }  // namespace rbf::data

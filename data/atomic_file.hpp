@@ -7,8 +7,10 @@
 namespace rbf::data {
 
 // Writes `size` bytes to "<path>.tmp-<pid>" beside `path`, flushes them to disk and renames
-// the file over `path`. On any failure the temporary file is removed and `path` is left
-// as it was. Throws rbf::InputError when the directory is missing or `path` is a
+// the file over `path`. A symlink is followed and its target replaced; a file being replaced
+// keeps its permission bits; a device, FIFO or standard stream (/dev/stdout) is written in
+// place (data/output_target.hpp). On any failure the temporary file is removed and `path` is
+// left as it was. Throws rbf::InputError when the directory is missing or `path` is a
 // directory, rbf::RuntimeError when writing fails.
 void write_file_atomically(const std::string& path, const void* data, std::size_t size);
 

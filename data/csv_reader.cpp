@@ -1,10 +1,8 @@
 // Reads CSV text into a Dataset: header, column plan, a fast numeric row loop, class labels.
 #include "data/csv_reader.hpp"
 
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +15,7 @@
 #include "data/csv_messages.hpp"
 #include "data/csv_tokenizer.hpp"
 #include "data/errors.hpp"
+#include "data/input_file.hpp"
 #include "data/number_parse.hpp"
 
 namespace rbf::data {
@@ -307,6 +306,7 @@ class CsvParser {
     const NumberStatus status = parse_number_field(text, value);
     if (status == NumberStatus::not_a_number) {
       first_label_.record(field.line, column, text, status);
+      ++text_targets_;
     } else if (status != NumberStatus::ok) {
       first_bad_number_.record(field.line, column, text, status);
     }
@@ -373,6 +373,17 @@ class CsvParser {
     for (const std::size_t column : plan_.target_columns) data.target_names.push_back(header_[column]);
     data.targets = plan_.target_columns.size();
 
+    // Mostly numbers with a few words ("NA", "n/a") is a numeric target with bad cells, not a
+    // classification with hundreds of classes: say where the first one is.
+    if (task_ == TaskHint::auto_detect && first_label_.seen && plan_.target_columns.size() == 1 &&
+        2 * text_targets_ < labels_.size()) {
+      throw csv_error(name_, first_label_.line, first_label_.column + 1,
+                      quote_for_message(first_label_.text) + " in target " +
+                          column_label(first_label_.column, header_[first_label_.column]) + " is not a number, but " +
+                          std::to_string(labels_.size() - text_targets_) + " of its " +
+                          std::to_string(labels_.size()) +
+                          " values are; fix or drop such rows, or give --task classification if they are class labels");
+    }
     const bool classification =
         task_ == TaskHint::classification || (task_ == TaskHint::auto_detect && first_label_.seen);
     if (classification && !plan_.target_columns.empty()) {
@@ -414,47 +425,8 @@ class CsvParser {
   std::deque<std::string> label_storage_;  // unescaped labels; a deque keeps views valid
   DeferredValue first_label_;              // first target cell that is not a number
   DeferredValue first_bad_number_;         // first target cell that is NaN/Inf/out of range
+  std::size_t text_targets_ = 0;           // target cells that are not numbers (auto)
 };
-
-// The whole file in one buffer. Not a std::string: its resize would first zero-fill
-// a buffer that fread overwrites at once.
-struct FileBuffer {
-  std::unique_ptr<char[]> bytes;
-  std::size_t size = 0;
-
-  std::string_view view() const { return std::string_view(bytes.get(), size); }
-};
-
-FileBuffer read_whole_file(const std::string& path) {
-  // POSIX stat rather than std::filesystem: gcc 7 (Jetson) has only the experimental one.
-  struct stat info {};
-  const bool have_info = ::stat(path.c_str(), &info) == 0;
-  if (have_info && S_ISDIR(info.st_mode)) {
-    throw InputError("cannot read data file '" + path + "': it is a directory");
-  }
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    throw InputError("cannot open data file '" + path + "': " + std::strerror(errno));
-  }
-  FileBuffer buffer;
-  std::size_t capacity = have_info && S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) + 1 : 1 << 16;
-  buffer.bytes.reset(new char[capacity]);
-  // One read for a regular file. The size is only a hint (the file may grow, or be a pipe),
-  // so read on until fread reports the end, growing the buffer when it fills up.
-  for (;;) {
-    buffer.size += std::fread(buffer.bytes.get() + buffer.size, 1, capacity - buffer.size, file);
-    if (buffer.size < capacity) break;
-    std::unique_ptr<char[]> larger(new char[capacity * 2]);
-    std::memcpy(larger.get(), buffer.bytes.get(), buffer.size);
-    buffer.bytes = std::move(larger);
-    capacity *= 2;
-  }
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) throw InputError("cannot read data file '" + path + "': " + std::strerror(error));
-  return buffer;
-}
 
 }  // namespace
 
@@ -464,7 +436,7 @@ Dataset parse_csv(std::string_view text, const std::string& name, const CsvOptio
 }
 
 Dataset read_csv(const std::string& path, const CsvOptions& options, const ColumnSpec& columns, TaskHint task) {
-  const FileBuffer buffer = read_whole_file(path);
+  const InputBytes buffer = read_input_file(path, "data file");
   return parse_csv(buffer.view(), path, options, columns, task);
 }
 

@@ -2,19 +2,15 @@
 // back, and applying command-line overrides; the field table is in model/config_schema.cpp.
 #include "model/config_yaml.hpp"
 
-#include <sys/stat.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "data/errors.hpp"
+#include "data/input_file.hpp"
 #include "model/config_messages.hpp"
 #include "model/config_schema.hpp"
 
@@ -179,20 +175,12 @@ Config parse_config(const std::string& yaml_text, const std::string& name) {
   return config;
 }
 
+// Config files are a few kilobytes; the cap stops a device or a stray large file early.
+constexpr std::size_t kConfigFileLimit = std::size_t(1) << 20;
+
 Config load_config(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    throw InputError("cannot open config file '" + path + "': " + std::strerror(errno));
-  }
-  if (S_ISDIR(info.st_mode)) {
-    throw InputError("cannot read config file '" + path + "': it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open config file '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read config file '" + path + "'");
-  return parse_config(text.str(), path);
+  const data::InputBytes text = data::read_input_file(path, "config file", kConfigFileLimit, true);
+  return parse_config(std::string(text.view()), path);
 }
 
 std::string config_to_yaml(const Config& config) {

@@ -218,6 +218,13 @@ bool GrowthRun<T>::stop_before_next(double train_rmse, double elapsed_seconds, T
     result.stop_reason = "reached max_seconds";
     return true;
   }
+  // Before the first iteration too: a stop asked for during set-up (candidates, the targets
+  // of many classes) ends the run here with a checkpoint of what there is.
+  if (options_.stop_requested && options_.stop_requested->load()) {
+    result.stop_reason = "interrupted";
+    result.interrupted = true;
+    return true;
+  }
   return false;
 }
 
@@ -327,7 +334,12 @@ TrainResult GrowthRun<T>::run() {
   }
   result.seconds = ms_since(loop_start) / 1000.0;
   finish(result, elapsed());
-  if (config_.refine.at_end && !result.interrupted) refine_at_end(result, classify);
+  if (config_.refine.at_end && !result.interrupted && !refine_at_end(result, classify)) {
+    // Interrupted while refining at the end: the grown model and its state make the checkpoint.
+    result.stop_reason = "interrupted";
+    result.interrupted = true;
+    finish(result, elapsed());
+  }
   return result;
 }
 

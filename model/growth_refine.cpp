@@ -49,7 +49,7 @@ RefineOutcome GrowthRun<T>::optimize(RefineEngine<T>& engine, const NodeParams& 
       return score_predictions(p_, classify, pred).rmse;
     };
   }
-  return refine(engine, start, n_, config_.refine, scorer);
+  return refine(engine, start, n_, config_.refine, scorer, options_.stop_requested);
 }
 
 template <typename T>
@@ -66,6 +66,12 @@ std::string GrowthRun<T>::refine_growing(bool classify, double val_rmse, double&
   RefineEngine<T>& engine = refine_engine(events);
   const RefineOutcome out = optimize(engine, node_params(t), classify);
   const std::string what = describe(out, engine.name(), t);
+  // An interrupted refinement is dropped whole and stays due, as one a stop came before: the
+  // checkpoint resumes with it.
+  if (out.interrupted) {
+    grown_since_refine_ = config_.refine.every;
+    return what + ": nodes kept";
+  }
   if (!out.improved()) return what + ": no improvement, nodes kept";
 
   // What the rebuild replaces, to roll back to; and the best model so far if it is a
@@ -137,12 +143,12 @@ std::string GrowthRun<T>::refine_growing(bool classify, double val_rmse, double&
 }
 
 template <typename T>
-void GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
+bool GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
   Network& net = result.network;
   const std::size_t t = net.nodes();
   if (t == 0) {
     result.events.push_back("refine at the end: the model has no nodes to refine");
-    return;
+    return true;
   }
   const auto t0 = Clock::now();
   RefineEngine<T>& engine = refine_engine(result.events);
@@ -153,6 +159,10 @@ void GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
   std::copy(net.bias.begin(), net.bias.end(), start.bias());
   const RefineOutcome out = optimize(engine, start, classify);
   std::string what = "at the end: " + describe(out, engine.name(), t);
+  if (out.interrupted) {
+    result.events.push_back(what + ": model kept");
+    return false;
+  }
   if (out.improved()) {
     const NodeParams& best = out.best;
     std::copy_n(best.centers(), t * p_.d, net.centers.begin());
@@ -178,6 +188,7 @@ void GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
   result.refine_seconds += ms / 1000.0;
   result.events.push_back(what + fmt::format(" ({:.1f} ms)", ms));
   spdlog::info("{}", result.events.back());
+  return true;
 }
 
 // The refinement members are defined here, not in the header: instantiate them here too.
@@ -187,7 +198,7 @@ void GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
   template RefineOutcome GrowthRun<T>::optimize(RefineEngine<T>&, const NodeParams&, bool);      \
   template std::string GrowthRun<T>::describe(const RefineOutcome&, const std::string&, std::size_t) const; \
   template std::string GrowthRun<T>::refine_growing(bool, double, double&, double, std::vector<std::string>&); \
-  template void GrowthRun<T>::refine_at_end(TrainResult&, bool);
+  template bool GrowthRun<T>::refine_at_end(TrainResult&, bool);
 RBF_INSTANTIATE_REFINEMENT(float)
 RBF_INSTANTIATE_REFINEMENT(double)
 #undef RBF_INSTANTIATE_REFINEMENT

@@ -96,8 +96,9 @@ class GrowthRun {
                              std::vector<std::string>& events);
 
   // refine.at_end: refines the kept model and keeps the refined one only if it is better
-  // on validation (on the training objective without validation).
-  void refine_at_end(TrainResult& result, bool classify);
+  // on validation (on the training objective without validation). False when a stop was
+  // asked for meanwhile: the model is left as grown.
+  bool refine_at_end(TrainResult& result, bool classify);
 
   // The model to save: the best on validation (a snapshot when a refinement replaced the
   // nodes it was made of), or the last without validation.

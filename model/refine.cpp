@@ -62,7 +62,7 @@ double refine_objective(double half_sse, const NodeParams& p, std::size_t rows, 
 
 template <typename T>
 RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size_t rows, const RefineConfig& config,
-                     const RefineScorer& scorer) {
+                     const RefineScorer& scorer, const std::atomic<bool>* stop) {
   const std::size_t size = start.size();
   if (config.method == RefineMethod::lm && size > kMaxLmParameters)
     throw InputError("refine.method lm: the model has " + std::to_string(size) + " parameters, more than the " +
@@ -78,6 +78,13 @@ RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size
   out.stop_reason = "ran " + std::to_string(config.epochs) + " epochs";
   BestTracker tracker{out};
   auto stalled = [&] { return config.patience > 0 && tracker.since_best >= config.patience; };
+  // Checked every epoch: a long refinement must not outlive a Ctrl-C.
+  auto interrupted = [&] {
+    if (stop == nullptr || !stop->load()) return false;
+    out.interrupted = true;
+    out.stop_reason = "interrupted";
+    return true;
+  };
 
   if (config.method == RefineMethod::adam) {
     constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
@@ -96,7 +103,7 @@ RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size
         tracker.offer(p, objective, score, epoch);
       }
       out.epochs = epoch;
-      if (epoch == config.epochs) break;
+      if (epoch == config.epochs || interrupted()) break;
       if (stalled()) {
         out.stop_reason = "no improvement for " + std::to_string(config.patience) + " epochs";
         break;
@@ -128,7 +135,7 @@ RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size
     out.stop_reason = "the objective is not finite at the start";
     return out;
   }
-  for (std::size_t epoch = 1; epoch <= config.epochs; ++epoch) {
+  for (std::size_t epoch = 1; epoch <= config.epochs && !interrupted(); ++epoch) {
     Mat a = Eigen::Map<Mat>(jtj.data(), n, n) / count;
     Eigen::VectorXd g = Eigen::Map<Eigen::VectorXd>(jte.data(), n) / count;
     for (std::size_t i = p.weights_at(); i < p.bias_at(); ++i) {
@@ -178,8 +185,8 @@ RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size
 }
 
 template RefineOutcome refine<float>(RefineEngine<float>&, const NodeParams&, std::size_t, const RefineConfig&,
-                                     const RefineScorer&);
+                                     const RefineScorer&, const std::atomic<bool>*);
 template RefineOutcome refine<double>(RefineEngine<double>&, const NodeParams&, std::size_t, const RefineConfig&,
-                                      const RefineScorer&);
+                                      const RefineScorer&, const std::atomic<bool>*);
 
 }  // namespace rbf::model

@@ -2,6 +2,7 @@
 // validation guard that keeps the best parameters seen and stops early.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -23,6 +24,7 @@ struct RefineOutcome {
   std::size_t epochs = 0;        // epochs run
   std::size_t best_epoch = 0;    // epoch after which `best` was found (0: the start)
   std::string stop_reason;       // why the optimizer stopped
+  bool interrupted = false;      // stopped because `stop` was set; `best` is then partial
   bool improved() const { return best_score < start_score; }
 };
 
@@ -34,10 +36,11 @@ double refine_objective(double half_sse, const NodeParams& p, std::size_t rows, 
 // objective); the best are kept, and config.patience epochs without a better score stop
 // the run. A step that makes the objective non-finite stops it too. Widths are kept within
 // [1e-3, 1e3] standardized units (a projected step). Throws InputError when
-// lm is asked for a model too large to solve directly.
+// lm is asked for a model too large to solve directly. When `stop` becomes true (SIGINT)
+// the run ends after the current epoch with `interrupted` set.
 template <typename T>
 RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size_t rows, const RefineConfig& config,
-                     const RefineScorer& scorer);
+                     const RefineScorer& scorer, const std::atomic<bool>* stop = nullptr);
 
 // The most parameters Levenberg-Marquardt accepts: its P x P system takes 8 P^2 bytes.
 constexpr std::size_t kMaxLmParameters = 6000;

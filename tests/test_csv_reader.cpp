@@ -184,10 +184,22 @@ TEST_CASE("csv: numeric class labels sort as numbers with the classification tas
   CHECK(parse("a,y\n1,10\n2,2\n", target("y")).task == Task::regression);
 }
 
-TEST_CASE("csv: one non-numeric label makes an auto target a classification target") {
-  const Dataset d = parse("a,y\n1,0\n2,nan\n3,other\n", target("y"));
+TEST_CASE("csv: a target of mostly words is an auto classification target") {
+  const Dataset d = parse("a,y\n1,0\n2,cat\n3,other\n", target("y"));
   CHECK(d.task == Task::classification);
-  CHECK(d.class_names == std::vector<std::string>{"0", "nan", "other"});
+  CHECK(d.class_names == std::vector<std::string>{"0", "cat", "other"});
+}
+
+TEST_CASE("csv: one word in a numeric target is an error at its line, unless classification is asked for") {
+  const std::string text = "a,y\n1,0.5\n2,1.5\n3,NA\n4,2.5\n";
+  try {
+    parse(text, target("y"));
+    FAIL("a numeric target with one NA was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).rfind("t.csv:4:2: 'NA' in target column 2 ('y') is not a number, but 3 of its 4", 0) == 0);
+    CHECK(std::string(e.what()).find("--task classification") != std::string::npos);
+  }
+  CHECK(parse(text, target("y"), {}, TaskHint::classification).class_names.size() == 4);
 }
 
 TEST_CASE("csv: several target columns for multi-target regression") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -216,4 +217,20 @@ TEST_CASE("refine: lm refuses a model too large to solve directly") {
   model::RefineConfig c;
   c.method = model::RefineMethod::lm;
   CHECK_THROWS_AS(model::refine(engine, big, pr.n, c, nullptr), InputError);
+}
+
+TEST_CASE("refine: a stop request ends adam and lm after the current epoch") {
+  const Problem pr = make_problem(9, 6);
+  auto engine_ptr = make_engine<double>(pr);
+  std::atomic<bool> stop{true};
+  model::RefineConfig c;
+  c.epochs = 1000000;  // without the check, hours
+  c.patience = 0;
+  for (const model::RefineMethod method : {model::RefineMethod::adam, model::RefineMethod::lm}) {
+    c.method = method;
+    const model::RefineOutcome out = model::refine(*engine_ptr, pr.p, pr.n, c, nullptr, &stop);
+    CHECK(out.interrupted);
+    CHECK(out.epochs <= 1);
+    CHECK(out.stop_reason == "interrupted");
+  }
 }

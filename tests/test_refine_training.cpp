@@ -4,9 +4,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data/csv_reader.hpp"
@@ -266,4 +268,56 @@ TEST_CASE("refine: a training state with moved nodes and a best snapshot round-t
   std::string bad = model::encode_training_state(s);
   bad.replace(bad.find("node_widths 2 0.75"), 18, "node_widths 2 -0.7");
   CHECK_THROWS_AS(model::decode_training_state(bad, "s"), InputError);
+}
+
+namespace {
+
+// Trains with a stop raised 300 ms after the iteration that reaches `nodes` nodes is reported,
+// i.e. while a refinement that comes later runs (one not started yet sees it at its first
+// epoch). A refinement while growing runs before its iteration is reported: name the node
+// before it.
+model::TrainResult train_stopped_after(const model::Config& c, std::size_t nodes) {
+  std::atomic<bool> stop{false};
+  model::TrainOptions options;
+  options.stop_requested = &stop;
+  std::thread signal;
+  options.on_iteration = [&](const model::IterationRecord& rec) {
+    if (rec.nodes == nodes && !signal.joinable())
+      signal = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = true;
+      });
+  };
+  model::TrainResult result = model::train(friedman(), c, options);
+  if (signal.joinable()) signal.join();
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("refine: an interrupt during the refinement at the end leaves the grown model's checkpoint") {
+  model::Config c = refine_config();
+  c.stopping.max_nodes = 8;
+  c.refine.at_end = true;
+  c.refine.epochs = 100000000;  // without the check this would not end
+  c.refine.patience = 0;
+  const model::TrainResult cut = train_stopped_after(c, 8);
+  REQUIRE(cut.interrupted);
+  CHECK(cut.stop_reason == "interrupted");
+  CHECK(has_event(cut, "interrupted"));
+  const model::TrainingState state = model::decode_training_state(cut.network.training_state, "ckpt");
+  CHECK(state.chosen.size() == 8);
+}
+
+TEST_CASE("refine: an interrupt during a refinement while growing drops it and keeps it due") {
+  model::Config c = refine_config();
+  c.refine.every = 4;
+  c.refine.epochs = 100000000;
+  c.refine.patience = 0;
+  const model::TrainResult cut = train_stopped_after(c, 3);  // the refinement at 4 nodes
+  REQUIRE(cut.interrupted);
+  const model::TrainingState state = model::decode_training_state(cut.network.training_state, "ckpt");
+  CHECK(state.chosen.size() == 4);
+  CHECK(state.node_widths.empty());  // the nodes were not moved
+  CHECK(state.grown_since_refine == 4);  // due again
 }

@@ -71,3 +71,12 @@ TEST_CASE("make_directories: creates nested folders, accepts existing ones, name
   ::rmdir((root + "/a").c_str());
   ::rmdir(root.c_str());
 }
+
+TEST_CASE("text: numbers are written with the shortest text that reads back exactly") {
+  CHECK(rbf::data::round_trip_text(1e9 + 123) == "1000000123");
+  CHECK(rbf::data::round_trip_text(0.1) == "0.1");
+  CHECK(rbf::data::round_trip_text(-2.5e-300) == "-2.5e-300");
+  for (const double v : {1.0 / 3.0, 2.0 / 3.0 * 1e17, 123456789.123456789, 5e-324}) {
+    CHECK(std::strtod(rbf::data::round_trip_text(v).c_str(), nullptr) == v);
+  }
+}

@@ -186,3 +186,11 @@ rbf_cli_test(refine_bad_rate EXIT 2 STDERR "--refine-lr must be a number in .0, 
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-lr 0)
 rbf_cli_test(refine_yaml_typo EXIT 2 STDERR "unknown key 'refine.evrey' \\(did you mean 'refine.every'\\?\\)"
   ARGS train --config ${RBF_CLI_DATA}/refine_typo.yaml --print-config)
+
+# --- list flags and generated data are checked before any work ------------------------------
+rbf_cli_test(target_only_commas EXIT 2 STDERR "--target needs at least one column name or index, got ','"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target , --nodes 2)
+rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one column name or index, got ''"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
+rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
+  ARGS bench --synthetic 1,5 --backends cpu --out never-made)

@@ -1,0 +1,175 @@
+#!/bin/sh
+# End-to-end cases that need a shell: symlinks, FIFOs, devices, signals and standard output.
+#   hostile.sh RBFNET CLI_DATA_DIR SOURCE_DIR WORK_DIR CASE
+# Each case runs in a fresh WORK_DIR/CASE folder and exits non-zero, saying why, on failure.
+set -u
+RBFNET=$1
+CLI_DATA=$2
+SOURCE=$3
+WORK=$4/$5
+CASE=$5
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+cp "$CLI_DATA/good.csv" good.csv
+
+fail() {
+  echo "FAILED $CASE: $*" >&2
+  [ -f err ] && { echo "--- stderr ---" >&2; cat err >&2; }
+  exit 1
+}
+# expect STATUS STDERR_REGEX command...: runs it, checks the exit status and stderr.
+expect() {
+  want=$1 pattern=$2
+  shift 2
+  "$@" >out 2>err
+  got=$?
+  [ "$got" = "$want" ] || fail "exit status $got, expected $want: $*"
+  [ -z "$pattern" ] || grep -Eq -- "$pattern" err || fail "stderr does not match '$pattern': $*"
+}
+train_small() { "$RBFNET" train --data good.csv --target y --quiet --log-level warn "$@"; }
+model() { train_small --out m.rbfn >/dev/null 2>&1 || fail "cannot train the small model"; }
+same_bytes() { cmp -s "$1" "$2" || fail "$1 was changed"; }
+
+case $CASE in
+# --- an output never overwrites an input or another output ---------------------------------
+out_is_data)
+  cp good.csv orig.csv
+  expect 2 "--out 'good.csv' is the same file as --data 'good.csv'" train_small --out good.csv
+  same_bytes good.csv orig.csv ;;
+checkpoint_is_data)
+  cp good.csv orig.csv
+  expect 2 "--checkpoint '\\./good.csv' is the same file as --data" train_small --checkpoint ./good.csv
+  same_bytes good.csv orig.csv ;;
+log_is_data_through_link)
+  cp good.csv orig.csv && ln -s good.csv alias.csv
+  expect 2 "--log-iter 'alias.csv' is the same file as --data 'good.csv'" train_small --log-iter alias.csv
+  same_bytes good.csv orig.csv ;;
+log_is_out)
+  expect 2 "--log-iter 'm.rbfn' is the same file as --out 'm.rbfn'" train_small --out m.rbfn --log-iter m.rbfn ;;
+predict_out_is_model)
+  model && cp m.rbfn orig.rbfn
+  expect 2 "--out 'm.rbfn' is the same file as --model" "$RBFNET" predict --model m.rbfn --data good.csv --out m.rbfn
+  same_bytes m.rbfn orig.rbfn ;;
+predict_out_is_data)
+  model && cp good.csv orig.csv && ln good.csv hardlink.csv
+  expect 2 "is the same file as --data" "$RBFNET" predict --model m.rbfn --data good.csv --out hardlink.csv
+  same_bytes good.csv orig.csv ;;
+# --- every output is checked before any work starts (malformed.csv would fail the read) -----
+missing_out_folder_first)
+  expect 2 "--out 'nodir/m.rbfn'.*directory 'nodir' does not exist" \
+    "$RBFNET" train --data "$CLI_DATA/malformed.csv" --target y --out nodir/m.rbfn ;;
+missing_checkpoint_folder_first)
+  expect 2 "--checkpoint 'nodir/c.ckpt'.*does not exist" \
+    "$RBFNET" train --data "$CLI_DATA/malformed.csv" --target y --checkpoint nodir/c.ckpt ;;
+name_too_long_with_suffix)
+  long=$(printf '%0250d' 0)
+  expect 2 "too long once the temporary suffix" \
+    "$RBFNET" train --data "$CLI_DATA/malformed.csv" --target y --out "$long.rbfn" ;;
+# --- replacing an output: links kept, devices and streams written in place, modes kept ------
+symlink_kept)
+  model && ln -s real.csv link.csv
+  expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out link.csv
+  [ -L link.csv ] || fail "the symlink was replaced by a file"
+  grep -q '^y$' real.csv || fail "the symlink's target was not written" ;;
+fifo_out_written_in_place)
+  model && mkfifo pipe.csv
+  cat pipe.csv >got.csv &
+  expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out pipe.csv
+  wait
+  [ -p pipe.csv ] || fail "the FIFO was replaced by a file"
+  grep -q '^y$' got.csv || fail "the predictions did not go through the FIFO" ;;
+stream_out_written_in_place)
+  model
+  expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out /proc/self/fd/1
+  grep -q '^y$' out || fail "the predictions did not reach standard output" ;;
+mode_kept)
+  model && : >p.csv && chmod 600 p.csv
+  expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out p.csv
+  [ "$(ls -l p.csv | cut -c1-10)" = "-rw-------" ] || fail "mode became $(ls -l p.csv | cut -c1-10)" ;;
+stale_temporary_removed)
+  model
+  sh -c 'exit 0' & dead=$!
+  wait $dead
+  : >"p.csv.tmp-$dead" && : >p.csv.tmp-1  # pid 1 always runs: its file is not stale
+  expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out p.csv
+  [ ! -e "p.csv.tmp-$dead" ] || fail "the stale temporary of pid $dead is still there"
+  [ -e p.csv.tmp-1 ] || fail "the temporary of a running process was removed" ;;
+# --- non-regular inputs: read once, never without bound -------------------------------------
+fifo_data_read_once)
+  mkfifo data.csv
+  cat good.csv >data.csv &
+  expect 0 "" timeout 30 "$RBFNET" train --data data.csv --target y --quiet --log-level warn --out f.rbfn
+  wait ;;
+dev_zero_data)
+  expect 2 "data file '/dev/zero' is a pipe or device that gave more than the 1 GiB allowed" \
+    "$RBFNET" train --data /dev/zero --target y ;;
+dev_zero_config)
+  expect 2 "config file '/dev/zero' is a pipe or device that gave more than the 1 MiB allowed" \
+    "$RBFNET" train --config /dev/zero --data good.csv --target y ;;
+# --- a failed write to standard output is an error ------------------------------------------
+stdout_full)
+  [ -w /dev/full ] || { echo "no /dev/full: nothing to check"; exit 0; }
+  model
+  "$RBFNET" evaluate --model m.rbfn --data good.csv --target y >/dev/full 2>err
+  [ $? = 1 ] || fail "evaluate into a full device did not exit 1"
+  grep -q "cannot write to standard output" err || fail "no message about standard output"
+  "$RBFNET" train --print-config >/dev/full 2>err
+  [ $? = 1 ] || fail "--print-config into a full device did not exit 1" ;;
+# --- SIGINT and SIGTERM stop a long refinement, which leaves a checkpoint ----------------------
+sigint_during_refinement|sigterm_during_refinement)
+  signal=INT && [ "$CASE" = sigterm_during_refinement ] && signal=TERM
+  "$RBFNET" train --data "$SOURCE/data/iris.csv" --target species --nodes 6 --refine-at-end \
+    --refine-method adam --refine-epochs 100000000 --refine-patience 0 --out r.rbfn --quiet --log-level warn \
+    >out 2>err &
+  pid=$!
+  sleep 2
+  kill -$signal $pid
+  waited=0
+  while kill -0 $pid 2>/dev/null && [ $waited -lt 30 ]; do sleep 1; waited=$((waited + 1)); done
+  if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "still refining 30 s after SIG$signal"; fi
+  wait $pid
+  status=$?
+  [ $status = 1 ] || fail "exit status $status after SIG$signal, expected 1"
+  grep -q "interrupted after .* continue with: rbfnet train --resume r.rbfn.ckpt" err || fail "no resume hint"
+  [ -f r.rbfn.ckpt ] || fail "no checkpoint written"
+  [ ! -e r.rbfn ] || fail "an interrupted run wrote the final model" ;;
+# --- results are exact and matched by name -------------------------------------------------
+predictions_exact)
+  printf 'x,y\n1,1000000123\n2,1000000123\n3,1000000123\n4,1000000123\n' >big.csv
+  "$RBFNET" train --data big.csv --target y --validation 0 --out big.rbfn --quiet --log-level warn >/dev/null 2>&1 ||
+    fail "cannot train"
+  expect 0 "" "$RBFNET" predict --model big.rbfn --data big.csv
+  [ "$(sed -n 2p out)" = 1000000123 ] || fail "prediction printed as $(sed -n 2p out)" ;;
+evaluate_targets_by_name)
+  awk 'BEGIN { srand(3); print "x1,x2,A,B,C"; for (i = 0; i < 60; i++) { a = rand(); b = rand();
+    print a "," b "," 3 * a + 1 "," 100 * b - 7 "," a * b } }' >ab.csv
+  "$RBFNET" train --data ab.csv --target A,B --features x1,x2 --nodes 10 --out ab.rbfn --quiet --log-level warn \
+    >/dev/null 2>&1 || fail "cannot train"
+  expect 0 "" "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target A,B
+  grep -E '^  A .*R2 0\.99' out >/dev/null || fail "A is not scored as A"
+  expect 0 "" "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target B,A
+  grep -E '^  A .*R2 0\.99' out >/dev/null || fail "--target B,A scores A against B"
+  grep -E '^  B .*R2 0\.99' out >/dev/null || fail "--target B,A scores B against A"
+  expect 2 "--target column 'C' is not a target of the model, which predicts 'A', 'B'" \
+    "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target C ;;
+na_in_numeric_target)
+  { echo x,y; i=1; while [ $i -le 40 ]; do echo "$i,$((i * 2))"; i=$((i + 1)); done; echo 41,NA; } >na.csv
+  expect 2 "na.csv:42:2: 'NA' in target column 2 \('y'\) is not a number, but 40 of its 41 values are" \
+    "$RBFNET" train --data na.csv --target y ;;
+# --- a resumed run must solve the checkpoint's problem ---------------------------------------
+resume_other_problem)
+  cp "$SOURCE/data/iris.csv" iris.csv
+  "$RBFNET" train --data iris.csv --target species --nodes 3 --checkpoint-every 1 --out i.rbfn --quiet \
+    --log-level warn >/dev/null 2>&1 || fail "cannot train the checkpointed model"
+  expect 2 "--target \(data.target\) differs from the checkpoint 'i.rbfn.ckpt': it was \[\"species\"\] there and is \[\"sepal_length\"\] now" \
+    "$RBFNET" train --resume i.rbfn.ckpt --target sepal_length
+  expect 2 "--features \(data.features\) differs" "$RBFNET" train --resume i.rbfn.ckpt --features sepal_length
+  expect 2 "--seed \(data.seed\) differs.*it was 42 there and is 7 now" "$RBFNET" train --resume i.rbfn.ckpt --seed 7
+  expect 2 "--validation \(data.validation\) differs" "$RBFNET" train --resume i.rbfn.ckpt --validation 0.3
+  sed '5s/^[0-9]\.[0-9]/9.9/' iris.csv >changed.csv
+  expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
+    "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
+  expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --nodes 5 --quiet --log-level warn ;;
+*)
+  fail "unknown case" ;;
+esac
+exit 0
