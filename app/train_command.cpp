@@ -14,6 +14,7 @@
 #include "data/file_plan.hpp"
 #include "data/input_file.hpp"
 #include "data/errors.hpp"
+#include "model/provenance.hpp"
 #include "model/config_yaml.hpp"
 #include "model/model_file.hpp"
 #include "model/sha256.hpp"
@@ -60,15 +61,6 @@ class InterruptGuard {
   void (*previous_int_)(int) = SIG_DFL;
   void (*previous_term_)(int) = SIG_DFL;
 };
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace
 
@@ -139,7 +131,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
     const std::string backend = net.provenance.backend;
     net.provenance = provenance;
     net.provenance.backend = backend;
-    net.provenance.created_utc = utc_now();
+    net.provenance.created_utc = model::utc_now_iso8601();
   };
   options.on_checkpoint = [&](const model::Network& checkpoint) {
     model::Network net = checkpoint;
