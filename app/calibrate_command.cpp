@@ -1,14 +1,23 @@
-// `rbfnet calibrate`: probes the GPU for the automatic switch's cost model, caches the figures
-// for this host and device, and prints them with the cost model they give.
+// `rbfnet calibrate`: measures the CPU's figures, probes the GPU for the automatic switch's cost
+// model, caches the GPU's figures for this host and device, and prints them with the cost
+// model they give.
 #include <cstdio>
 
 #include "app/commands.hpp"
 #include "model/backend_factory.hpp"
 #include "model/switching/calibration_cache.hpp"
+#include "model/switching/start_rule.hpp"
 
 namespace rbf::app {
 
 int run_calibrate(const CalibrateOptions& options) {
+  // The CPU's figures first: they need no GPU.
+  const model::CostModel cpu = model::probe_cpu_cost_model(0);
+  std::printf("CPU (all cores), measured in a few ms before each auto run that could start on the GPU:\n");
+  std::printf("  read bandwidth            %10.1f GB/s (the stored pass)\n", cpu.bandwidth_gbs);
+  std::printf("  matrix-free pass          %10.1f GFLOP/s (measured at d = 20, 3d + 20 flops per Gaussian)\n",
+              cpu.gflops);
+  std::fflush(stdout);  // before a missing GPU's error on stderr
   // Throws InputError (exit 2) without a usable GPU, naming why.
   model::BackendConfig backend;
   backend.gpu_device = options.device;

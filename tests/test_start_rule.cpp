@@ -2,8 +2,11 @@
 // and start_on_gpu, with made-up cost models and no backend.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "model/config.hpp"
 #include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
 #include "model/contracts/host_memory.hpp"
 #include "model/switching/start_rule.hpp"
 
@@ -96,4 +99,14 @@ TEST_CASE("host memory: the machine reports what it has free, and a stored Phi_C
   CHECK(host_candidate_limit_bytes() == doctest::Approx(kHostMemoryShare * static_cast<double>(available)).epsilon(0.5));
   CHECK(kHostMemoryShare > 0);
   CHECK(kHostMemoryShare < 1);
+}
+
+TEST_CASE("start rule: the CPU probe measures the matrix-free pass with the backend's kernel") {
+  const double one = rbf::cpu::measure_matrix_free_gflops(1);
+  CHECK(std::isfinite(one));
+  CHECK(one > 0.05);  // even an emulated CPU scores more than a few hundred thousand Gaussians/s
+  CHECK(one < rbf::model::fastest_cpu_cost_model().gflops);
+  const rbf::model::CostModel probed = rbf::model::probe_cpu_cost_model(1);
+  CHECK(probed.gflops > 0.05);
+  CHECK(probed.bandwidth_gbs > 0.0);
 }

@@ -14,6 +14,10 @@ namespace rbf::cpu {
 template <typename T>
 std::unique_ptr<model::Backend<T>> make_backend(const model::CpuOptions& options);
 
+// The matrix-free scoring pass's rate on this CPU with `threads` threads (0 = all cores), in
+// the cost model's flops (3 d + 20 per Gaussian), measured in a few milliseconds.
+double measure_matrix_free_gflops(int threads);
+
 // The Eigen refinement engine.
 template <typename T>
 std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::CpuOptions& options);

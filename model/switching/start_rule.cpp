@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/contracts/candidate_storage.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -77,8 +78,8 @@ CostModel probe_cpu_cost_model(int threads) {
   CostModel cpu;
   cpu.overhead_ms = 0.01;
   cpu.bandwidth_gbs = best;
-  // Matrix-free candidate evaluation: a few GFLOP/s per core with exp in the loop.
-  cpu.gflops = 2.0 * static_cast<double>(threads > 0 ? threads : omp_threads());
+  // The matrix-free pass, measured (a few ms) with the backend's own kernel.
+  cpu.gflops = cpu::measure_matrix_free_gflops(threads);
   return cpu;
 }
 

@@ -34,9 +34,10 @@ CostModel fastest_cpu_cost_model();
 // probe_cpu_cost_model(threads), measured once per process and thread count.
 const CostModel& cached_cpu_cost_model(int threads);
 
-// A rough model of this machine's CPU for one decision only: whether `auto` should skip the
-// CPU phase altogether because even the first iterations are predicted to be far cheaper on
-// the GPU (a large data set). Measured in a few milliseconds: read bandwidth with `threads`.
+// A model of this machine's CPU for one decision only: whether `auto` should skip the CPU
+// phase altogether because even the first iterations are predicted to be far cheaper on the
+// GPU (a large data set). Measured in a few milliseconds with `threads`: read bandwidth (the
+// stored pass) and the matrix-free pass's rate.
 CostModel probe_cpu_cost_model(int threads);
 
 // True when the GPU's predicted cost of the first iteration, with the set-up amortized over
