@@ -29,7 +29,7 @@ int run_calibrate(const CalibrateOptions& options) {
   std::printf("GPU %d: %s (%s), probed in %.0f ms on %s\n", cal.device, cal.device_name.c_str(),
               cal.integrated ? "integrated" : "discrete", cal.probe_ms, model::host_name().c_str());
   std::printf("  start-up (context)        %10.2f ms\n", cal.startup_ms);
-  std::printf("  allocation (256 MiB)      %10.3f ms\n", cal.alloc_ms);
+  std::printf("  allocation (128 MiB)      %10.3f ms\n", cal.alloc_ms);
   std::printf("  wait for a small copy     %10.4f ms\n", cal.sync_ms);
   std::printf("  queue one operation       %10.4f ms\n", cal.launch_ms);
   std::printf("  device memory bandwidth   %10.1f GB/s\n", cal.bandwidth_gbs);

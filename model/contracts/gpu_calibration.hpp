@@ -11,7 +11,7 @@ struct GpuCalibration {
   std::string device_name;
   bool integrated = false;           // shares memory with the CPU (Jetson)
   double startup_ms = 0;             // opening the device (context, stream, cuBLAS); driver init excluded
-  double alloc_ms = 0;               // one cudaMalloc of a large (256 MiB) buffer
+  double alloc_ms = 0;               // one cudaMalloc of a large (128 MiB) buffer
   double sync_ms = 0;                // a 4-byte asynchronous operation and waiting for it
   double launch_ms = 0;              // enqueueing one small asynchronous operation, no waiting
   double overhead_ms = 0;            // per training iteration: kIterationSyncs * sync + kIterationLaunches * launch
