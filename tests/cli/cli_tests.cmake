@@ -11,9 +11,10 @@ if(NOT CMAKE_CROSSCOMPILING OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
   set(RBF_CLI_LAUNCHER "")
 endif()
 
-# rbf_cli_test(NAME [EXIT code] [STDOUT regex] [STDERR regex] [NOT_STDOUT regex] ARGS arg...)
+# rbf_cli_test(NAME [EXIT code] [STDOUT regex] [STDERR regex] [NOT_STDOUT regex] [NOT_STDERR regex]
+#              [INPUT file] ARGS arg...)
 function(rbf_cli_test name)
-  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;NOT_STDOUT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;NOT_STDOUT;NOT_STDERR;INPUT" "ARGS" ${ARGN})
   if(NOT DEFINED T_EXIT)
     set(T_EXIT 0)
   endif()
@@ -25,6 +26,8 @@ function(rbf_cli_test name)
       "-DEXPECT_STDOUT=${T_STDOUT}"
       "-DEXPECT_STDERR=${T_STDERR}"
       "-DREJECT_STDOUT=${T_NOT_STDOUT}"
+      "-DREJECT_STDERR=${T_NOT_STDERR}"
+      "-DINPUT=${T_INPUT}"
       -P ${RBF_CLI_TEST_DIR}/expect.cmake
     WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
   set_tests_properties(cli.${name} PROPERTIES LABELS cli)
@@ -194,3 +197,12 @@ rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one 
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
 rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
   ARGS bench --synthetic 1,5 --backends cpu --out never-made)
+
+# --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
+
+# Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
+rbf_cli_test(target_did_you_mean EXIT 2
+  STDERR "unknown target column 'yy' \\(did you mean 'y'\\?\\): the header has no such name \\(columns: 'x1', 'x2', 'y'\\)"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target yy)
+rbf_cli_test(target_index_out_of_range EXIT 2 STDERR "index -4 is out of range.*or -1 to -3 from the end"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target -4)
