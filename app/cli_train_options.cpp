@@ -128,7 +128,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
   flags.add_value(command, "--log-level", "logging.level", "LEVEL",
                   "Log level: trace, debug, info, warn, error or off");
-  flags.add_switch(command, "--quiet", "logging.progress", "false", "No progress line");
+  flags.add_switch(command, "--quiet", "logging.progress", "false",
+                   "Print the summary and warnings only: no progress line, no per-iteration log");
   flags.add_value(command, "--checkpoint-every", "output.checkpoint_every", "K",
                   "Write a checkpoint every K iterations; 0 = only when interrupted");
   flags.add_value(command, "--checkpoint", "output.checkpoint", "FILE", "Checkpoint file; default MODEL.ckpt");

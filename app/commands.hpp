@@ -13,8 +13,10 @@ namespace rbf::app {
 // and the optional per-iteration cost log, prints a summary. With `resume_from` (a
 // checkpoint file) it continues that run instead. SIGINT/SIGTERM finish the current
 // iteration and save a checkpoint. `config_file` (the --config given, if any) is an input no
-// output may overwrite. Returns the exit code.
-int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "");
+// output may overwrite. `metrics_json`, when given, receives the summary as JSON. Returns the
+// exit code.
+int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "",
+              const std::string& metrics_json = "");
 
 struct PredictOptions {
   std::string model;      // model file

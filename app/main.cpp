@@ -148,6 +148,9 @@ int run_command_line(int argc, char** argv) {
   train->add_option("--resume", resume_path,
                     "Continue the run saved in this checkpoint (its configuration, then any flags given)")
       ->type_name("CHECKPOINT");
+  std::string metrics_json;
+  train->add_option("--metrics-json", metrics_json, "Also write the training summary as JSON to this file")
+      ->type_name("FILE");
   train->footer(std::string("Flags override the values of --config; configs/default.yaml lists "
                             "every key with its default.\n") +
                 kExitStatus);
@@ -260,13 +263,14 @@ int run_command_line(int argc, char** argv) {
       throw InputError("give either --resume or --config: a resumed run keeps its checkpoint's configuration");
     const model::Config config =
         resume_path.empty() ? train_flags.build() : train_flags.build_from(checkpoint_config(resume_path));
-    set_log_level(config.logging.level);
+    // --quiet prints the summary only: informational lines go too, warnings stay.
+    set_log_level(!config.logging.progress && config.logging.level == "info" ? "warn" : config.logging.level);
     if (print_config) {
       std::cout << model::config_to_yaml(config) << std::flush;
       return kExitSuccess;
     }
     require_training_inputs(config);
-    return run_train(config, resume_path, train_flags.config_file());
+    return run_train(config, resume_path, train_flags.config_file(), metrics_json);
   }
   if (chosen == predict) {
     const model::Config csv = predict_csv.build();

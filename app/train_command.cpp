@@ -9,7 +9,10 @@
 #include "app/commands.hpp"
 #include "app/checkpoint_file.hpp"
 #include "app/iteration_log.hpp"
+#include "app/label_check.hpp"
 #include "app/resume_check.hpp"
+#include "app/train_summary.hpp"
+#include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/file_plan.hpp"
 #include "data/input_file.hpp"
@@ -64,7 +67,8 @@ class InterruptGuard {
 
 }  // namespace
 
-int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file) {
+int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file,
+              const std::string& metrics_json) {
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
 
@@ -78,6 +82,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
   if (!config.logging.iteration_log.empty()) files.output(config.logging.iteration_log, "--log-iter");
+  if (!metrics_json.empty()) files.output(metrics_json, "--metrics-json");
 
   Checkpoint resumed;
   if (!resume_from.empty()) {
@@ -106,6 +111,10 @@ int run_train(const model::Config& config, const std::string& resume_from, const
                dataset.task == data::Task::classification
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
+  if (config.data.task == model::TaskKind::auto_detect) {
+    const std::string labels = integer_label_warning(dataset);
+    if (!labels.empty()) spdlog::warn("{}: {}", config.data.path, labels);
+  }
 
   model::TrainOptions options;
   options.data_sha256 = data_sha256;
@@ -158,26 +167,11 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   }
   model::save_network(net, config.output.model);
 
-  const std::size_t grown = result.iterations.empty() ? 0 : result.iterations.back().nodes;
-  std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", grown,
-              result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
-              result.stop_reason.c_str());
-  std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
-  for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
-  std::printf("  rows: %zu training, %zu validation; candidates: %zu (%s), sigma0 %.4g\n", result.train_rows,
-              result.validation_rows, result.candidates, result.candidates_stored ? "stored" : "evaluated on the fly",
-              result.sigma0);
-  std::printf("  training RMSE (standardized targets): %.6g\n", result.final_train_rmse);
-  if (result.best_val_rmse >= 0) {
-    if (result.best_val_accuracy >= 0) {
-      std::printf("  validation accuracy: %.4f\n", result.best_val_accuracy);
-    } else {
-      std::printf("  validation RMSE: %.6g\n", result.best_val_rmse);
-    }
+  print_train_summary(result, config);
+  if (!metrics_json.empty()) {
+    const std::string json = train_summary_json(result, config);
+    data::write_file_atomically(metrics_json, json.data(), json.size());
   }
-  if (!config.logging.iteration_log.empty())
-    std::printf("  iteration log: %s\n", config.logging.iteration_log.c_str());
-  std::printf("  model: %s\n", config.output.model.c_str());
   return 0;
 }
 

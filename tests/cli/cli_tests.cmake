@@ -175,7 +175,7 @@ rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[
 # Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
 # reported, the refined model predicts every row, and it evaluates as well as a grown one does.
 rbf_cli_test(refine_train
-  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation accuracy: (0\\.9[0-9]*|1\\.0000)"
+  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation: +accuracy (0\\.9[0-9]*|1\\.0000)"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 20 --backend cpu
     --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 5 --quiet --log-level warn
     --out refined.rbfn --log-iter refined_iterations.csv)
@@ -199,6 +199,33 @@ rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 
   ARGS bench --synthetic 1,5 --backends cpu --out never-made)
 
 # --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
+# Integer class labels read as a regression target are trained as asked, with a warning naming
+# the flag; --task regression says it is meant and silences it.
+rbf_cli_test(integer_labels_warn
+  STDERR "warn.*target column 'label' holds only 3 distinct integer values \\(0, 1, 2\\).*--task classification"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --nodes 3 --quiet --out int_labels.rbfn)
+rbf_cli_test(integer_labels_regression_meant NOT_STDERR "distinct integer"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task regression --nodes 3 --quiet
+    --out int_labels.rbfn)
+rbf_cli_test(integer_labels_classification STDOUT "training: +accuracy"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task classification --nodes 3 --quiet
+    --out int_labels.rbfn)
+
+# A quiet run off a terminal prints the summary only: nothing on stderr. Both errors of the
+# summary are in target units, with R2; the JSON summary goes through the output policy.
+rbf_cli_test(quiet_train_summary_only
+  STDOUT "training: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.-]+, [0-9]+ rows\n  validation: +RMSE [0-9.e+-]+ \\(target units\\), R2"
+  NOT_STDERR "." NOT_STDOUT "no usable GPU|standardized"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 8 --quiet --out quiet.rbfn)
+rbf_cli_test(metrics_json
+  STDOUT "\\{\"task\":\"classification\",\"nodes\":[0-9]+,.*\"training\":\\{\"rows\":[0-9]+,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.]+\\},\"validation\":\\{.*\"model\":\"iris\\.rbfn\""
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --quiet --out iris.rbfn
+    --metrics-json /dev/stdout)
+set_tests_properties(cli.metrics_json PROPERTIES FIXTURES_SETUP iris_model)
+rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same file as --data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --metrics-json ${RBF_CLI_DATA}/good.csv)
+
+set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
 
 # Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
 rbf_cli_test(target_did_you_mean EXIT 2
