@@ -228,8 +228,13 @@ rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same 
 set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
 
 # Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
+rbf_cli_test(width_flags STDOUT "width_factors: \\[1, 2\\.5\\]\n  sigma0: 0\\.7\n"
+  ARGS train --sigma 0.7 --widths 1,2.5 --print-config)
 rbf_cli_test(target_did_you_mean EXIT 2
   STDERR "unknown target column 'yy' \\(did you mean 'y'\\?\\): the header has no such name \\(columns: 'x1', 'x2', 'y'\\)"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target yy)
+rbf_cli_test(target_repeated_replaces STDOUT "model: repeated\\.rbfn"
+  ARGS train --data ${RBF_CLI_DATA}/comma_name.csv --target nope --target "price\\,usd" --nodes 2 --validation 0
+    --quiet --out repeated.rbfn)
 rbf_cli_test(target_index_out_of_range EXIT 2 STDERR "index -4 is out of range.*or -1 to -3 from the end"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target -4)
