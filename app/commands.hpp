@@ -20,8 +20,10 @@ int run_train(const model::Config& config, const std::string& resume_from = "", 
 
 struct PredictOptions {
   std::string model;      // model file
-  std::string data;       // CSV with the model's feature columns (by name)
-  std::string out;        // predictions CSV; empty = standard output
+  std::string data;       // CSV with the model's feature columns (by name); "-" = standard input
+  std::string out;        // predictions CSV; empty or "-" = standard output
+  bool proba = false;     // classification: one probability column per class after the label
+  std::vector<std::string> keep;  // columns copied from the data before the predictions
   char delimiter = 0;     // 0 = detect
   std::size_t skip_rows = 0;
 };

@@ -99,7 +99,7 @@ void parse_synthetic(const std::string& text, BenchOptions& options) {
 void check_list_values(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string word = argv[i];
-    for (const char* flag : {"--target", "--features"}) {
+    for (const char* flag : {"--target", "--features", "--keep", "--id"}) {
       const std::string name = flag;
       std::string value;
       if (word == name && i + 1 < argc) {
@@ -162,10 +162,20 @@ int run_command_line(int argc, char** argv) {
   predict->add_option("--model", predict_options.model, "Model file written by 'rbfnet train'")
       ->type_name("MODEL")
       ->required();
-  predict->add_option("--data", predict_options.data, "CSV file with the model's feature columns")
+  predict->add_option("--data", predict_options.data, "CSV file with the model's feature columns; - = standard input")
       ->type_name("FILE")
       ->required();
-  predict->add_option("--out", predict_options.out, "Predictions CSV; default standard output")->type_name("CSV");
+  predict->add_option("--out", predict_options.out, "Predictions CSV; default (or -) standard output")
+      ->type_name("CSV");
+  predict->add_flag("--proba", predict_options.proba,
+                    "Classification: add one probability column per class (proba_CLASS) after the label");
+  std::string keep_columns;
+  predict->add_option("--keep,--id", keep_columns,
+                      "Copy these data columns (names or 0-based indices, comma-separated) in front of the "
+                      "predictions")
+      ->type_name("COL")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   predict_csv.add_value(*predict, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
   predict_csv.add_value(*predict, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
   predict->footer(kExitStatus);
@@ -276,6 +286,7 @@ int run_command_line(int argc, char** argv) {
     const model::Config csv = predict_csv.build();
     predict_options.delimiter = csv.data.delimiter;
     predict_options.skip_rows = csv.data.skip_rows;
+    predict_options.keep = split_list(keep_columns);
     require_readable_file(predict_options.model, "model file");
     require_readable_file(predict_options.data, "data file");
     return run_predict(predict_options);
