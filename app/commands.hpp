@@ -35,6 +35,7 @@ struct EvaluateOptions {
   std::vector<std::string> target;  // target column(s) by name or index
   char delimiter = 0;
   std::size_t skip_rows = 0;
+  bool json = false;  // one JSON object on standard output instead of text
 };
 int run_evaluate(const EvaluateOptions& options);
 
@@ -55,6 +56,13 @@ struct CalibrateOptions {
 // Measures the GPU's costs for the automatic switch, caches them for this host and device
 // (model/switching/calibration_cache.hpp) and prints them. Without a GPU: rbf::InputError (exit 2).
 int run_calibrate(const CalibrateOptions& options);
+
+struct InspectOptions {
+  std::string model;  // model or checkpoint file
+  bool json = false;  // one JSON object instead of text
+};
+// Prints what a model file holds: task, nodes, columns, classes, widths, provenance, config.
+int run_inspect(const InspectOptions& options);
 
 // Prints build options, compiler, library versions and CUDA devices (or why none).
 int run_info();

@@ -18,7 +18,7 @@
 namespace rbf::app {
 namespace {
 
-const std::vector<std::string> kCommands{"train", "predict", "evaluate", "bench", "calibrate", "info"};
+const std::vector<std::string> kCommands{"train", "predict", "evaluate", "inspect", "bench", "calibrate", "info", "help"};
 const std::vector<std::string> kBenchBackends{"cpu", "gpu", "auto"};
 
 const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 usage or input error.";
@@ -28,7 +28,7 @@ const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 us
 void check_command_name(int argc, char** argv) {
   if (argc < 2) {
     throw InputError(
-        "a command is required: train, predict, evaluate, bench, calibrate or info "
+        "a command is required: train, predict, evaluate, inspect, bench, calibrate or info "
         "(see 'rbfnet --help')");
   }
   const std::string word = argv[1];
@@ -42,7 +42,7 @@ void check_command_name(int argc, char** argv) {
   const std::string suggestion = model::closest_match(word, kCommands);
   throw InputError("unknown command '" + word + "'" +
                    (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)") +
-                   "; the commands are train, predict, evaluate, bench, calibrate and info");
+                   "; the commands are train, predict, evaluate, inspect, bench, calibrate, info and help");
 }
 
 // Every long flag of `command`, for "did you mean".
@@ -126,8 +126,24 @@ void check_bench_backends(const std::vector<std::string>& backends) {
   }
 }
 
-int run_command_line(int argc, char** argv) {
+// "rbfnet help [COMMAND]" means "rbfnet [COMMAND] --help", the spelling of git and pip.
+std::vector<std::string> arguments(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.insert(args.begin() + (args.size() >= 2 ? 2 : 1), "--help");
+    args.resize(std::min<std::size_t>(args.size(), 3));
+  }
+  return args;
+}
+
+int run_command_line(int original_argc, char** original_argv) {
   setup_logging();
+  std::vector<std::string> args = arguments(original_argc, original_argv);
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(&arg[0]);
+  const int argc = static_cast<int>(pointers.size());
+  char** const argv = pointers.data();
 
   CLI::App app{"rbfnet " RBF_VERSION
                ": trains Gaussian RBF networks one node at a time, on the CPU (Eigen) or a "
@@ -187,7 +203,7 @@ int run_command_line(int argc, char** argv) {
   evaluate->add_option("--model", evaluate_options.model, "Model file written by 'rbfnet train'")
       ->type_name("MODEL")
       ->required();
-  evaluate->add_option("--data", evaluate_options.data, "CSV file with features and targets")
+  evaluate->add_option("--data", evaluate_options.data, "CSV file with features and targets; - = standard input")
       ->type_name("FILE")
       ->required();
   evaluate_csv.add_list(*evaluate, "--target", "data.target", "COL", "Target column(s) by name or 0-based index")
@@ -195,7 +211,15 @@ int run_command_line(int argc, char** argv) {
   evaluate_csv.add_value(*evaluate, "--delimiter", "data.delimiter", "CHAR",
                          "CSV separator: auto, tab or one character");
   evaluate_csv.add_value(*evaluate, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  evaluate->add_flag("--json", evaluate_options.json, "Print one JSON object instead of text");
   evaluate->footer(kExitStatus);
+
+  // inspect
+  CLI::App* inspect = app.add_subcommand("inspect", "Describe a model file: task, nodes, columns, widths, provenance");
+  InspectOptions inspect_options;
+  inspect->add_option("model", inspect_options.model, "Model or checkpoint file")->type_name("MODEL")->required();
+  inspect->add_flag("--json", inspect_options.json, "Print one JSON object instead of text");
+  inspect->footer(kExitStatus);
 
   // bench
   CLI::App* bench =
@@ -250,7 +274,7 @@ int run_command_line(int argc, char** argv) {
       app.add_subcommand("info", "Print build options, compiler, library versions and the CUDA devices found");
   info->footer(kExitStatus);
 
-  for (CLI::App* command : {train, predict, evaluate, bench, calibrate, info}) command->allow_extras();
+  for (CLI::App* command : {train, predict, evaluate, inspect, bench, calibrate, info}) command->allow_extras();
 
   check_command_name(argc, argv);
   check_list_values(argc, argv);
@@ -299,6 +323,10 @@ int run_command_line(int argc, char** argv) {
     require_readable_file(evaluate_options.model, "model file");
     require_readable_file(evaluate_options.data, "data file");
     return run_evaluate(evaluate_options);
+  }
+  if (chosen == inspect) {
+    require_readable_file(inspect_options.model, "model file");
+    return run_inspect(inspect_options);
   }
   if (chosen == bench) {
     bench_options.config = bench_flags.build();

@@ -43,6 +43,9 @@ rbf_cli_test(predict_help STDOUT "Usage: rbfnet predict.*--model.*--data.*--out"
 rbf_cli_test(evaluate_help STDOUT "Usage: rbfnet evaluate.*--model.*--data.*--target" ARGS evaluate --help)
 rbf_cli_test(bench_help STDOUT "Usage: rbfnet bench.*--synthetic.*--backends" ARGS bench --help)
 rbf_cli_test(info_help STDOUT "Usage: rbfnet info" ARGS info --help)
+rbf_cli_test(inspect_help STDOUT "Usage: rbfnet inspect.*MODEL.*--json" ARGS inspect --help)
+rbf_cli_test(help_command STDOUT "Usage: rbfnet.*train.*inspect" ARGS help)
+rbf_cli_test(help_command_train STDOUT "Usage: rbfnet train.*--sigma.*--widths" ARGS help train)
 rbf_cli_test(version STDOUT "^rbfnet ${PROJECT_VERSION}\n$" ARGS --version)
 rbf_cli_test(info
   STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*CPU kernels +(portable|avx2|avx512) \\(chosen at run time.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
@@ -239,6 +242,20 @@ set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_u
   PROPERTIES FIXTURES_REQUIRED iris_model)
 set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
 set_tests_properties(cli.predict_proba_regression PROPERTIES FIXTURES_REQUIRED quiet_model)
+
+# inspect and evaluate --json (the regexes match '[' and ']' with '.': an unbalanced bracket
+# would hide the ';' between the arguments of the test from CMake).
+rbf_cli_test(inspect_text
+  STDOUT "^model iris\\.rbfn: classification, [0-9]+ nodes\n  features \\(4\\): sepal_length, .*classes \\(3\\): setosa, versicolor, virginica\n  widths \\(standardized inputs\\): min .*trained by rbfnet .*training config:\n    data:"
+  ARGS inspect iris.rbfn)
+rbf_cli_test(inspect_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",\"task\":\"classification\",\"nodes\":[0-9]+,\"features\":.\"sepal_length\",.*\"widths\":\\{\"min\":.*\"provenance\":\\{\"rbfnet_version\":.*\"config_yaml\":\"data:\\\\n"
+  ARGS inspect iris.rbfn --json)
+rbf_cli_test(evaluate_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",.*\"accuracy\":0\\.9[0-9]*,\"macro_f1\":.*\"confusion\":..[0-9]+,[0-9]+,[0-9]+.,"
+  ARGS evaluate --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --json)
+set_tests_properties(cli.inspect_text cli.inspect_json cli.evaluate_json PROPERTIES FIXTURES_REQUIRED iris_model)
+rbf_cli_test(inspect_missing EXIT 2 STDERR "model file 'missing\\.rbfn' does not exist" ARGS inspect missing.rbfn)
 
 # Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
 rbf_cli_test(width_flags STDOUT "width_factors: \\[1, 2\\.5\\]\n  sigma0: 0\\.7\n"
