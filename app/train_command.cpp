@@ -39,8 +39,10 @@ data::TaskHint task_hint(model::TaskKind task) {
 // SIGINT and SIGTERM ask the trainer to stop after the current iteration; a second signal
 // gets the default behaviour, so a stuck run can still be killed.
 std::atomic<bool> g_interrupt_requested{false};
+std::atomic<int> g_interrupt_signal{0};
 
 extern "C" void on_interrupt(int signal_number) {
+  g_interrupt_signal.store(signal_number);
   g_interrupt_requested.store(true);
   std::signal(signal_number, SIG_DFL);
 }
@@ -49,6 +51,7 @@ class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupt_requested.store(false);
+    g_interrupt_signal.store(0);
     previous_int_ = std::signal(SIGINT, on_interrupt);
     previous_term_ = std::signal(SIGTERM, on_interrupt);
   }
@@ -59,6 +62,9 @@ class InterruptGuard {
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
   const std::atomic<bool>& requested() const { return g_interrupt_requested; }
+  // The shell's status for a run its signal stopped: 128 + the signal (130 for SIGINT, 143
+  // for SIGTERM), so scripts can tell an interruption from a failure.
+  int exit_status() const { return 128 + g_interrupt_signal.load(); }
 
  private:
   void (*previous_int_)(int) = SIG_DFL;
@@ -163,7 +169,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
                  "state are in %s; continue with: rbfnet train --resume %s\n",
                  result.iterations.empty() ? std::size_t(0) : result.iterations.back().iteration, net.nodes(),
                  ckpt_path.c_str(), ckpt_path.c_str());
-    return 1;
+    return interrupts.exit_status();
   }
   model::save_network(net, config.output.model);
 
