@@ -9,6 +9,7 @@
 #include "app/json_writer.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/input_file.hpp"
 #include "model/metrics.hpp"
 #include "model/model_file.hpp"
 
@@ -54,8 +55,9 @@ int run_evaluate(const EvaluateOptions& options) {
   data::ColumnSpec columns;
   columns.targets = options.target;
   columns.features = net.feature_names;
-  const data::Dataset ds = data::read_csv(input_path(options.data), csv, columns,
-                                          classify ? data::TaskHint::classification : data::TaskHint::regression);
+  const data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
+                                           input_name(options.data), csv, columns,
+                                           classify ? data::TaskHint::classification : data::TaskHint::regression);
   const std::vector<std::size_t> output = model_outputs(ds.target_names, net.target_names, options.data);
   JsonWriter json;
   json.begin_object();

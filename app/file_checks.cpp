@@ -26,4 +26,6 @@ void require_readable_file(const std::string& path, const std::string& what) {
 
 std::string input_path(const std::string& given) { return given == "-" ? "/dev/stdin" : given; }
 
+std::string input_name(const std::string& given) { return given == "-" ? "standard input" : given; }
+
 }  // namespace rbf::app

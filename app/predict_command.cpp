@@ -71,7 +71,7 @@ int run_predict(const PredictOptions& options) {
   if (options.proba && net.task != data::Task::classification)
     throw InputError("--proba needs a classification model; '" + options.model + "' is a regression model");
 
-  const std::string name = options.data == "-" ? "standard input" : options.data;
+  const std::string name = input_name(options.data);
   const data::InputBytes bytes = data::read_input_file(data_path, "data file");  // read once: stdin cannot rewind
   data::CsvOptions csv;
   csv.delimiter = options.delimiter;

@@ -254,7 +254,10 @@ rbf_cli_test(inspect_json
 rbf_cli_test(evaluate_json
   STDOUT "^\\{\"model\":\"iris\\.rbfn\",.*\"accuracy\":0\\.9[0-9]*,\"macro_f1\":.*\"confusion\":..[0-9]+,[0-9]+,[0-9]+.,"
   ARGS evaluate --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --json)
-set_tests_properties(cli.inspect_text cli.inspect_json cli.evaluate_json PROPERTIES FIXTURES_REQUIRED iris_model)
+rbf_cli_test(evaluate_stdin_error EXIT 2 STDERR "standard input:2:1: .*'oops'" INPUT ${RBF_CLI_DATA}/bad_iris_row.csv
+  ARGS evaluate --model iris.rbfn --data - --target species)
+set_tests_properties(cli.inspect_text cli.inspect_json cli.evaluate_json cli.evaluate_stdin_error
+  PROPERTIES FIXTURES_REQUIRED iris_model)
 rbf_cli_test(inspect_missing EXIT 2 STDERR "model file 'missing\\.rbfn' does not exist" ARGS inspect missing.rbfn)
 
 # Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
