@@ -8,6 +8,7 @@
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/growth_run.hpp"
+#include "model/training_data.hpp"
 
 namespace rbf::model {
 
@@ -19,8 +20,8 @@ TrainResult train(const data::Dataset& dataset, const Config& config, const Trai
                            ? GrowthRun<double>(dataset, config, options).run()
                            : GrowthRun<float>(dataset, config, options).run();
   if (!result.interrupted) {
-    // The same split as the run's (model/training_data.cpp), scored by the saved network.
-    const data::Split split = data::train_validation_split(dataset.rows, config.data.validation, config.data.seed);
+    // The run's own split, scored by the saved network.
+    const data::Split split = detail::validation_split(dataset, config);
     result.train_scores = score_rows(result.network, dataset, split.train);
     result.validation_scores = score_rows(result.network, dataset, split.validation);
   }

@@ -32,6 +32,14 @@ void check_standardized(const data::Dataset& ds, const data::Standardizer& scale
 
 }  // namespace
 
+data::Split validation_split(const data::Dataset& ds, const Config& config) {
+  if (ds.task != data::Task::classification || !config.data.stratify)
+    return data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
+  std::vector<std::size_t> labels(ds.rows);
+  for (std::size_t i = 0; i < ds.rows; ++i) labels[i] = static_cast<std::size_t>(ds.y[i]);
+  return data::stratified_split(labels, config.data.validation, config.data.seed);
+}
+
 PreparedData prepare(const data::Dataset& ds, const Config& config) {
   if (ds.rows < 2) throw InputError(ds.source + ": at least 2 data rows are needed to train, found " + std::to_string(ds.rows));
   PreparedData p;
@@ -41,7 +49,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config) {
     throw InputError(ds.source + ": classification needs at least 2 classes, found " + std::to_string(ds.class_names.size()));
   p.k = classify ? ds.class_names.size() : ds.targets;
 
-  const data::Split split = data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
+  const data::Split split = validation_split(ds, config);
   p.train_rows = split.train;
   p.val_rows = split.validation;
 

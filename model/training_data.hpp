@@ -8,6 +8,7 @@
 
 #include "data/dataset.hpp"
 #include "data/scaler.hpp"
+#include "data/split.hpp"
 #include "model/contracts/backend.hpp"
 #include "model/config.hpp"
 
@@ -26,6 +27,10 @@ struct PreparedData {
 // Splits, standardizes and checks the data set as `config` says. Throws rbf::InputError for
 // data the trainer cannot use.
 PreparedData prepare(const data::Dataset& ds, const Config& config);
+
+// The run's training and validation rows: stratified by class for classification when
+// data.stratify is set, else a plain random split; seeded by data.seed.
+data::Split validation_split(const data::Dataset& ds, const Config& config);
 
 // The candidate pool: P sampled training rows times S widths, candidate c = p * S + s.
 struct CandidatePool {
