@@ -128,6 +128,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
                  "Width factors: each candidate center is tried with widths F * sigma");
   flags.add_value(command, "--validation", "data.validation", "FRACTION",
                   "Fraction held out for validation, in [0, 0.9]");
+  flags.add_value(command, "--validation-data", "data.validation_path", "FILE",
+                  "Validation CSV with the training file's columns, instead of holding out --validation");
   flags.add_value(command, "--seed", "data.seed", "S", "Seed of the split and candidate sampling");
   flags.add_value(command, "--log-iter", "logging.iteration_log", "FILE", "Per-iteration cost log (CSV)");
   flags.add_list(command, "--features", "data.features", "COL",

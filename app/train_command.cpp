@@ -14,6 +14,7 @@
 #include "app/train_summary.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
+#include "data/dataset_append.hpp"
 #include "data/file_plan.hpp"
 #include "data/input_file.hpp"
 #include "data/errors.hpp"
@@ -83,6 +84,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   const std::string ckpt_path = checkpoint_path(config);
   data::FilePlan files;
   files.input(config.data.path, "--data");
+  if (!config.data.validation_path.empty()) files.input(config.data.validation_path, "--validation-data");
   if (!config_file.empty()) files.input(config_file, "--config");
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
   files.output(config.output.model, "--out");
@@ -102,8 +104,19 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   model::Sha256 hash;
   hash.update(bytes.bytes.get(), bytes.size);
   const std::string data_sha256 = hash.hex_digest();
+  // A resumed run checks the digest its state recorded: of the training file, followed by the
+  // validation file when there is one, so that a changed validation file is noticed too.
+  data::InputBytes validation_bytes;
+  std::string state_sha256 = data_sha256;
+  if (!config.data.validation_path.empty()) {
+    validation_bytes = data::read_input_file(config.data.validation_path, "validation data file");
+    model::Sha256 both;
+    both.update(bytes.bytes.get(), bytes.size);
+    both.update(validation_bytes.bytes.get(), validation_bytes.size);
+    state_sha256 = both.hex_digest();
+  }
   if (!resume_from.empty())
-    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, data_sha256);
+    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, state_sha256);
 
   data::CsvOptions csv;
   csv.delimiter = config.data.delimiter;
@@ -111,19 +124,33 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
-  const data::Dataset dataset =
-      data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
-  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, dataset.rows, dataset.features,
+  data::Dataset dataset = data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
+  const std::size_t training_rows = dataset.rows;
+  if (!config.data.validation_path.empty()) {
+    // The same columns by name, and the task the training file settled on.
+    data::ColumnSpec same;
+    same.targets = dataset.target_names;
+    same.features = dataset.feature_names;
+    const bool classify = dataset.task == data::Task::classification;
+    const data::Dataset held_out =
+        data::parse_csv(validation_bytes.view(), config.data.validation_path, csv, same,
+                        classify ? data::TaskHint::classification : data::TaskHint::regression);
+    data::append_rows(dataset, held_out);
+  }
+  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, training_rows, dataset.features,
                dataset.task == data::Task::classification
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
+  if (dataset.rows > training_rows)
+    spdlog::info("read {}: {} validation rows", config.data.validation_path, dataset.rows - training_rows);
   if (config.data.task == model::TaskKind::auto_detect) {
     const std::string labels = integer_label_warning(dataset);
     if (!labels.empty()) spdlog::warn("{}: {}", config.data.path, labels);
   }
 
   model::TrainOptions options;
-  options.data_sha256 = data_sha256;
+  options.data_sha256 = state_sha256;
+  if (!config.data.validation_path.empty()) options.validation_from = training_rows;
   if (!resume_from.empty()) {
     options.resume = &resume_state;
     spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,

@@ -21,7 +21,7 @@ TrainResult train(const data::Dataset& dataset, const Config& config, const Trai
                            : GrowthRun<float>(dataset, config, options).run();
   if (!result.interrupted) {
     // The run's own split, scored by the saved network.
-    const data::Split split = detail::validation_split(dataset, config);
+    const data::Split split = detail::validation_split(dataset, config, options.validation_from);
     result.train_scores = score_rows(result.network, dataset, split.train);
     result.validation_scores = score_rows(result.network, dataset, split.validation);
   }

@@ -85,6 +85,9 @@ struct TrainOptions {
   // Continue the run this state describes (same data, same config) instead of starting anew.
   const TrainingState* resume = nullptr;
   std::string data_sha256;                // recorded in checkpoints, checked on resume
+  // > 0: the dataset's rows from this one on are a separate validation set (the rows of
+  // data.validation_path), and data.validation is not used.
+  std::size_t validation_from = 0;
   TrainerHooks hooks;
 };
 

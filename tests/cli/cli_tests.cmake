@@ -271,3 +271,19 @@ rbf_cli_test(target_repeated_replaces STDOUT "model: repeated\\.rbfn"
     --quiet --out repeated.rbfn)
 rbf_cli_test(target_index_out_of_range EXIT 2 STDERR "index -4 is out of range.*or -1 to -3 from the end"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target -4)
+
+# A separate validation file: its rows are the validation rows, its classes matched by name.
+rbf_cli_test(validation_data STDOUT "validation: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.e+-]+, 2 rows"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --nodes 2 --quiet --out validation_data.rbfn)
+rbf_cli_test(validation_data_unknown_class EXIT 2
+  STDERR "bad_iris_row\\.csv:2:1: "
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species
+    --validation-data ${RBF_CLI_DATA}/bad_iris_row.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_new_class EXIT 2
+  STDERR "int_labels\\.csv: class '2' in target column 'label' \\(data row 3\\) does not occur in the training data"
+  ARGS train --data ${RBF_CLI_DATA}/two_classes.csv --target label --task classification
+    --validation-data ${RBF_CLI_DATA}/int_labels.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_is_output EXIT 2 STDERR "--out .* is the same file as --validation-data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --out ${RBF_CLI_DATA}/good_validation.csv)
