@@ -16,17 +16,22 @@ model::Network load_checkpoint(const std::string& path) {
   return net;
 }
 
+// The configuration the checkpoint's run used. Checkpoints written before data.stratify
+// existed split their validation rows at random; resuming them must keep that split.
+model::Config saved_config(const model::Network& net, const std::string& path) {
+  model::Config config = model::parse_config(net.provenance.config_yaml, path + " (its saved configuration)");
+  if (net.provenance.config_yaml.find("\n  stratify:") == std::string::npos) config.data.stratify = false;
+  return config;
+}
+
 }  // namespace
 
-model::Config checkpoint_config(const std::string& path) {
-  const model::Network net = load_checkpoint(path);
-  return model::parse_config(net.provenance.config_yaml, path + " (its saved configuration)");
-}
+model::Config checkpoint_config(const std::string& path) { return saved_config(load_checkpoint(path), path); }
 
 Checkpoint read_checkpoint(const std::string& path) {
   const model::Network net = load_checkpoint(path);
   Checkpoint checkpoint;
-  checkpoint.config = model::parse_config(net.provenance.config_yaml, path + " (its saved configuration)");
+  checkpoint.config = saved_config(net, path);
   checkpoint.state = model::decode_training_state(net.training_state, path);
   checkpoint.data_file = net.provenance.data_file;
   return checkpoint;

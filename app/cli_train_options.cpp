@@ -5,8 +5,11 @@
 #include <CLI/App.hpp>
 #include <CLI/Option.hpp>
 
+#include <algorithm>
+
 #include "app/file_checks.hpp"
 #include "data/errors.hpp"
+#include "data/text.hpp"
 #include "model/config_yaml.hpp"
 
 namespace rbf::app {
@@ -21,6 +24,25 @@ std::string with_key(const std::string& help, const std::string& key_path) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items(1);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == ',') {
+      items.back() += ',';
+      ++i;
+    } else if (text[i] == ',') {
+      items.emplace_back();
+    } else {
+      items.back() += text[i];
+    }
+  }
+  // Blanks around an item are not part of it (nor of a CSV header name); "a,,b" and a
+  // trailing comma name no column.
+  for (std::string& item : items) item = data::trim(item);
+  items.erase(std::remove(items.begin(), items.end(), std::string()), items.end());
+  return items;
+}
 
 void ConfigFlags::add_config_file(CLI::App& command) {
   config_option_ = command
@@ -48,12 +70,14 @@ CLI::Option* ConfigFlags::add_list(CLI::App& command, const std::string& flag, c
   Binding& binding = bindings_.back();
   binding.flag = flag;
   binding.key_path = key_path;
-  // One value per occurrence (so a stray word is not swallowed), split at commas.
+  // One value per occurrence (so a stray word is not swallowed); a repeated flag replaces the
+  // list like any other repeated flag. build_from splits the value at commas itself, so that
+  // "\," can stand for a comma inside a column name.
+  binding.is_list = true;
   binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
                        ->type_name(value_name)
                        ->expected(1)
-                       ->delimiter(',')
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   return binding.option;
 }
 
@@ -79,9 +103,10 @@ model::Config ConfigFlags::build_from(const model::Config& base) const {
   std::vector<model::ConfigOverride> overrides;
   for (const Binding& binding : bindings_) {
     if (binding.option->count() == 0) continue;  // only flags given explicitly override
-    overrides.push_back(model::ConfigOverride{
-        binding.key_path, binding.is_switch ? std::vector<std::string>{binding.switch_value} : binding.values,
-        binding.flag});
+    std::vector<std::string> values = binding.values;
+    if (binding.is_switch) values = {binding.switch_value};
+    if (binding.is_list) values = split_list(binding.values.back());
+    overrides.push_back(model::ConfigOverride{binding.key_path, values, binding.flag});
   }
   model::apply_overrides(config, overrides);
   return config;
@@ -97,8 +122,14 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--backend", "backend.kind", "KIND", "Compute backend: cpu, gpu or auto");
   flags.add_value(command, "--nodes", "stopping.max_nodes", "M", "Maximum Gaussian nodes, >= 1");
   flags.add_value(command, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  flags.add_value(command, "--sigma", "candidates.sigma0", "S",
+                  "Base Gaussian width in standardized inputs; 0 = median distance between rows");
+  flags.add_list(command, "--widths", "candidates.width_factors", "F,...",
+                 "Width factors: each candidate center is tried with widths F * sigma");
   flags.add_value(command, "--validation", "data.validation", "FRACTION",
                   "Fraction held out for validation, in [0, 0.9]");
+  flags.add_value(command, "--validation-data", "data.validation_path", "FILE",
+                  "Validation CSV with the training file's columns, instead of holding out --validation");
   flags.add_value(command, "--seed", "data.seed", "S", "Seed of the split and candidate sampling");
   flags.add_value(command, "--log-iter", "logging.iteration_log", "FILE", "Per-iteration cost log (CSV)");
   flags.add_list(command, "--features", "data.features", "COL",
@@ -128,7 +159,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
   flags.add_value(command, "--log-level", "logging.level", "LEVEL",
                   "Log level: trace, debug, info, warn, error or off");
-  flags.add_switch(command, "--quiet", "logging.progress", "false", "No progress line");
+  flags.add_switch(command, "--quiet", "logging.progress", "false",
+                   "Print the summary and warnings only: no progress line, no per-iteration log");
   flags.add_value(command, "--checkpoint-every", "output.checkpoint_every", "K",
                   "Write a checkpoint every K iterations; 0 = only when interrupted");
   flags.add_value(command, "--checkpoint", "output.checkpoint", "FILE", "Checkpoint file; default MODEL.ckpt");

@@ -25,7 +25,8 @@ class ConfigFlags {
   CLI::Option* add_value(CLI::App& command, const std::string& flag, const std::string& key_path,
                          const std::string& value_name, const std::string& help);
 
-  // Adds a flag taking a list ("a,b" or repeated flags) that overrides `key_path`.
+  // Adds a flag taking a comma-separated list ("a,b"; "\," is a comma inside an item) that
+  // overrides `key_path`. Repeating the flag keeps the last list.
   CLI::Option* add_list(CLI::App& command, const std::string& flag, const std::string& key_path,
                         const std::string& value_name, const std::string& help);
 
@@ -49,12 +50,17 @@ class ConfigFlags {
     std::vector<std::string> values;  // CLI11 writes the typed values here
     std::string switch_value;         // for switches: the value the key gets
     bool is_switch = false;
+    bool is_list = false;  // values holds one comma-separated list
     CLI::Option* option = nullptr;
   };
   std::string config_path_;
   CLI::Option* config_option_ = nullptr;
   std::deque<Binding> bindings_;  // a deque never moves its elements, and CLI11 keeps pointers
 };
+
+// "a,b\,c" -> {"a", "b,c"}: a list flag's value split at commas not preceded by a backslash;
+// empty items are dropped.
+std::vector<std::string> split_list(const std::string& text);
 
 // Adds every `rbfnet train` flag to `command`.
 void add_train_flags(CLI::App& command, ConfigFlags& flags);

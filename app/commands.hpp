@@ -13,13 +13,17 @@ namespace rbf::app {
 // and the optional per-iteration cost log, prints a summary. With `resume_from` (a
 // checkpoint file) it continues that run instead. SIGINT/SIGTERM finish the current
 // iteration and save a checkpoint. `config_file` (the --config given, if any) is an input no
-// output may overwrite. Returns the exit code.
-int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "");
+// output may overwrite. `metrics_json`, when given, receives the summary as JSON. Returns the
+// exit code.
+int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "",
+              const std::string& metrics_json = "");
 
 struct PredictOptions {
   std::string model;      // model file
-  std::string data;       // CSV with the model's feature columns (by name)
-  std::string out;        // predictions CSV; empty = standard output
+  std::string data;       // CSV with the model's feature columns (by name); "-" = standard input
+  std::string out;        // predictions CSV; empty or "-" = standard output
+  bool proba = false;     // classification: one probability column per class after the label
+  std::vector<std::string> keep;  // columns copied from the data before the predictions
   char delimiter = 0;     // 0 = detect
   std::size_t skip_rows = 0;
 };
@@ -31,6 +35,7 @@ struct EvaluateOptions {
   std::vector<std::string> target;  // target column(s) by name or index
   char delimiter = 0;
   std::size_t skip_rows = 0;
+  bool json = false;  // one JSON object on standard output instead of text
 };
 int run_evaluate(const EvaluateOptions& options);
 
@@ -51,6 +56,13 @@ struct CalibrateOptions {
 // Measures the GPU's costs for the automatic switch, caches them for this host and device
 // (model/switching/calibration_cache.hpp) and prints them. Without a GPU: rbf::InputError (exit 2).
 int run_calibrate(const CalibrateOptions& options);
+
+struct InspectOptions {
+  std::string model;  // model or checkpoint file
+  bool json = false;  // one JSON object instead of text
+};
+// Prints what a model file holds: task, nodes, columns, classes, widths, provenance, config.
+int run_inspect(const InspectOptions& options);
 
 // Prints build options, compiler, library versions and CUDA devices (or why none).
 int run_info();

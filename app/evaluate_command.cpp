@@ -5,8 +5,11 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "app/file_checks.hpp"
+#include "app/json_writer.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "data/input_file.hpp"
 #include "model/metrics.hpp"
 #include "model/model_file.hpp"
 
@@ -35,6 +38,12 @@ std::vector<std::size_t> model_outputs(const std::vector<std::string>& given, co
   return output;
 }
 
+// Prints the JSON document when asked for (a failed write is reported by run_reporting_errors).
+int finish(JsonWriter& json, bool print_json) {
+  if (print_json) std::fputs(json.end_object().str().c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int run_evaluate(const EvaluateOptions& options) {
@@ -46,11 +55,18 @@ int run_evaluate(const EvaluateOptions& options) {
   data::ColumnSpec columns;
   columns.targets = options.target;
   columns.features = net.feature_names;
-  const data::Dataset ds = data::read_csv(options.data, csv, columns,
-                                          classify ? data::TaskHint::classification : data::TaskHint::regression);
+  const data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
+                                           input_name(options.data), csv, columns,
+                                           classify ? data::TaskHint::classification : data::TaskHint::regression);
   const std::vector<std::size_t> output = model_outputs(ds.target_names, net.target_names, options.data);
-  std::printf("model %s: %zu nodes, %s; data %s: %zu rows\n", options.model.c_str(), net.nodes(),
-              classify ? "classification" : "regression", options.data.c_str(), ds.rows);
+  JsonWriter json;
+  json.begin_object();
+  json.key("model").value(options.model).key("nodes").value(net.nodes());
+  json.key("task").value(classify ? "classification" : "regression");
+  json.key("data").value(options.data).key("rows").value(ds.rows);
+  if (!options.json)
+    std::printf("model %s: %zu nodes, %s; data %s: %zu rows\n", options.model.c_str(), net.nodes(),
+                classify ? "classification" : "regression", options.data.c_str(), ds.rows);
 
   if (!classify) {
     std::vector<double> all;
@@ -60,9 +76,16 @@ int run_evaluate(const EvaluateOptions& options) {
     for (std::size_t i = 0; i < ds.rows; ++i)
       for (std::size_t j = 0; j < ds.targets; ++j) pred[i * ds.targets + j] = all[i * net.outputs + output[j]];
     const model::RegressionMetrics m = model::regression_metrics(pred.data(), ds.y.data(), ds.rows, ds.targets);
-    for (std::size_t j = 0; j < ds.targets; ++j)
-      std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", ds.target_names[j].c_str(), m.rmse[j], m.mae[j], m.r2[j]);
-    return 0;
+    json.key("targets").begin_array();
+    for (std::size_t j = 0; j < ds.targets; ++j) {
+      json.begin_object().key("name").value(ds.target_names[j]).key("rmse").value(m.rmse[j]);
+      json.key("mae").value(m.mae[j]).key("r2").value(m.r2[j]).end_object();
+      if (!options.json)
+        std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", ds.target_names[j].c_str(), m.rmse[j], m.mae[j],
+                    m.r2[j]);
+    }
+    json.end_array();
+    return finish(json, options.json);
   }
 
   // The file's labels are matched to the model's classes by name.
@@ -79,6 +102,18 @@ int run_evaluate(const EvaluateOptions& options) {
   }
   const std::vector<std::size_t> pred = net.predict_classes(ds.x.data(), ds.rows);
   const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs);
+  if (options.json) {
+    json.key("accuracy").value(m.accuracy).key("macro_f1").value(m.macro_f1);
+    json.key("classes").strings(net.class_names);
+    json.key("confusion").begin_array();  // rows: true class, columns: predicted class
+    for (const auto& row : m.confusion) {
+      json.begin_array();
+      for (std::size_t count : row) json.value(count);
+      json.end_array();
+    }
+    json.end_array();
+    return finish(json, true);
+  }
   std::printf("  accuracy %.4f  macro-F1 %.4f\n  confusion matrix (rows: true class, columns: predicted)\n",
               m.accuracy, m.macro_f1);
   std::size_t width = 6;
@@ -91,7 +126,7 @@ int run_evaluate(const EvaluateOptions& options) {
     for (std::size_t c = 0; c < net.outputs; ++c) std::printf(" %*zu", static_cast<int>(width), m.confusion[r][c]);
     std::printf("\n");
   }
-  return 0;
+  return finish(json, false);
 }
 
 }  // namespace rbf::app

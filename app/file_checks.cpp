@@ -12,6 +12,7 @@
 namespace rbf::app {
 
 void require_readable_file(const std::string& path, const std::string& what) {
+  if (path == "-") return;
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     if (errno == ENOENT) throw InputError(what + " '" + path + "' does not exist");
@@ -22,5 +23,9 @@ void require_readable_file(const std::string& path, const std::string& what) {
   if (::access(path.c_str(), R_OK) != 0)
     throw InputError("cannot open " + what + " '" + path + "': " + std::strerror(errno));
 }
+
+std::string input_path(const std::string& given) { return given == "-" ? "/dev/stdin" : given; }
+
+std::string input_name(const std::string& given) { return given == "-" ? "standard input" : given; }
 
 }  // namespace rbf::app

@@ -12,7 +12,7 @@
 namespace rbf::app {
 
 IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append)
-    : csv_path_(csv_path), max_nodes_(max_nodes) {
+    : csv_path_(csv_path), quiet_(!progress), line_(max_nodes) {
   progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
   if (!csv_path_.empty()) {
     csv_ = std::fopen(csv_path_.c_str(), append ? "a" : "w");
@@ -61,20 +61,22 @@ void IterationLog::record(const model::IterationRecord& r) {
     if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0)
       throw RuntimeError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
   }
+  if (progress_) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "\r  %s   ", line_.text(r, elapsed).c_str());
+    std::fflush(stderr);
+    progress_shown_ = true;
+    return;
+  }
   std::string val;
   if (r.val_rmse >= 0) val = fmt::format(" val_rmse {:.5g}", r.val_rmse);
   if (r.val_accuracy >= 0) val += fmt::format(" val_acc {:.4f}", r.val_accuracy);
-  if (progress_) {
-    std::fprintf(stderr, "\r  node %zu/%zu  %s  %.2f ms  train_rmse %.5g%s   ", r.nodes, max_nodes_,
-                 r.backend.c_str(), r.total_ms, r.train_rmse, val.c_str());
-    std::fflush(stderr);
-    progress_shown_ = true;
-  } else {
-    spdlog::info("iter {:4} nodes {:4} {} {:8.3f} ms (select {:.3f} add {:.3f} update {:.3f} eval {:.3f}) "
-                 "train_rmse {:.5g}{}{}",
-                 r.iteration, r.nodes, r.backend, r.total_ms, r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms,
-                 r.train_rmse, val, r.dependent ? " (dependent candidate skipped)" : "");
-  }
+  // A quiet run prints its summary only, terminal or not; --log-level debug still shows these.
+  spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info,
+              "iter {:4} nodes {:4} {} {:8.3f} ms (select {:.3f} ms, add {:.3f} ms, update {:.3f} ms, eval {:.3f} ms) "
+              "train_rmse {:.5g} (standardized){}{}",
+              r.iteration, r.nodes, r.backend, r.total_ms, r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms,
+              r.train_rmse, val, r.dependent ? " (dependent candidate skipped)" : "");
 }
 
 void IterationLog::finish() {

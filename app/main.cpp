@@ -18,7 +18,7 @@
 namespace rbf::app {
 namespace {
 
-const std::vector<std::string> kCommands{"train", "predict", "evaluate", "bench", "calibrate", "info"};
+const std::vector<std::string> kCommands{"train", "predict", "evaluate", "inspect", "bench", "calibrate", "info", "help"};
 const std::vector<std::string> kBenchBackends{"cpu", "gpu", "auto"};
 
 const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 usage or input error.";
@@ -28,7 +28,7 @@ const char* const kExitStatus = "Exit status: 0 success, 1 runtime failure, 2 us
 void check_command_name(int argc, char** argv) {
   if (argc < 2) {
     throw InputError(
-        "a command is required: train, predict, evaluate, bench, calibrate or info "
+        "a command is required: train, predict, evaluate, inspect, bench, calibrate or info "
         "(see 'rbfnet --help')");
   }
   const std::string word = argv[1];
@@ -42,7 +42,7 @@ void check_command_name(int argc, char** argv) {
   const std::string suggestion = model::closest_match(word, kCommands);
   throw InputError("unknown command '" + word + "'" +
                    (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)") +
-                   "; the commands are train, predict, evaluate, bench, calibrate and info");
+                   "; the commands are train, predict, evaluate, inspect, bench, calibrate, info and help");
 }
 
 // Every long flag of `command`, for "did you mean".
@@ -99,7 +99,7 @@ void parse_synthetic(const std::string& text, BenchOptions& options) {
 void check_list_values(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string word = argv[i];
-    for (const char* flag : {"--target", "--features"}) {
+    for (const char* flag : {"--target", "--features", "--keep", "--id"}) {
       const std::string name = flag;
       std::string value;
       if (word == name && i + 1 < argc) {
@@ -126,8 +126,24 @@ void check_bench_backends(const std::vector<std::string>& backends) {
   }
 }
 
-int run_command_line(int argc, char** argv) {
+// "rbfnet help [COMMAND]" means "rbfnet [COMMAND] --help", the spelling of git and pip.
+std::vector<std::string> arguments(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.insert(args.begin() + (args.size() >= 2 ? 2 : 1), "--help");
+    args.resize(std::min<std::size_t>(args.size(), 3));
+  }
+  return args;
+}
+
+int run_command_line(int original_argc, char** original_argv) {
   setup_logging();
+  std::vector<std::string> args = arguments(original_argc, original_argv);
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(&arg[0]);
+  const int argc = static_cast<int>(pointers.size());
+  char** const argv = pointers.data();
 
   CLI::App app{"rbfnet " RBF_VERSION
                ": trains Gaussian RBF networks one node at a time, on the CPU (Eigen) or a "
@@ -148,6 +164,9 @@ int run_command_line(int argc, char** argv) {
   train->add_option("--resume", resume_path,
                     "Continue the run saved in this checkpoint (its configuration, then any flags given)")
       ->type_name("CHECKPOINT");
+  std::string metrics_json;
+  train->add_option("--metrics-json", metrics_json, "Also write the training summary as JSON to this file")
+      ->type_name("FILE");
   train->footer(std::string("Flags override the values of --config; configs/default.yaml lists "
                             "every key with its default.\n") +
                 kExitStatus);
@@ -159,10 +178,20 @@ int run_command_line(int argc, char** argv) {
   predict->add_option("--model", predict_options.model, "Model file written by 'rbfnet train'")
       ->type_name("MODEL")
       ->required();
-  predict->add_option("--data", predict_options.data, "CSV file with the model's feature columns")
+  predict->add_option("--data", predict_options.data, "CSV file with the model's feature columns; - = standard input")
       ->type_name("FILE")
       ->required();
-  predict->add_option("--out", predict_options.out, "Predictions CSV; default standard output")->type_name("CSV");
+  predict->add_option("--out", predict_options.out, "Predictions CSV; default (or -) standard output")
+      ->type_name("CSV");
+  predict->add_flag("--proba", predict_options.proba,
+                    "Classification: add one probability column per class (proba_CLASS) after the label");
+  std::string keep_columns;
+  predict->add_option("--keep,--id", keep_columns,
+                      "Copy these data columns (names or 0-based indices, comma-separated) in front of the "
+                      "predictions")
+      ->type_name("COL")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   predict_csv.add_value(*predict, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
   predict_csv.add_value(*predict, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
   predict->footer(kExitStatus);
@@ -174,7 +203,7 @@ int run_command_line(int argc, char** argv) {
   evaluate->add_option("--model", evaluate_options.model, "Model file written by 'rbfnet train'")
       ->type_name("MODEL")
       ->required();
-  evaluate->add_option("--data", evaluate_options.data, "CSV file with features and targets")
+  evaluate->add_option("--data", evaluate_options.data, "CSV file with features and targets; - = standard input")
       ->type_name("FILE")
       ->required();
   evaluate_csv.add_list(*evaluate, "--target", "data.target", "COL", "Target column(s) by name or 0-based index")
@@ -182,7 +211,15 @@ int run_command_line(int argc, char** argv) {
   evaluate_csv.add_value(*evaluate, "--delimiter", "data.delimiter", "CHAR",
                          "CSV separator: auto, tab or one character");
   evaluate_csv.add_value(*evaluate, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  evaluate->add_flag("--json", evaluate_options.json, "Print one JSON object instead of text");
   evaluate->footer(kExitStatus);
+
+  // inspect
+  CLI::App* inspect = app.add_subcommand("inspect", "Describe a model file: task, nodes, columns, widths, provenance");
+  InspectOptions inspect_options;
+  inspect->add_option("model", inspect_options.model, "Model or checkpoint file")->type_name("MODEL")->required();
+  inspect->add_flag("--json", inspect_options.json, "Print one JSON object instead of text");
+  inspect->footer(kExitStatus);
 
   // bench
   CLI::App* bench =
@@ -237,7 +274,7 @@ int run_command_line(int argc, char** argv) {
       app.add_subcommand("info", "Print build options, compiler, library versions and the CUDA devices found");
   info->footer(kExitStatus);
 
-  for (CLI::App* command : {train, predict, evaluate, bench, calibrate, info}) command->allow_extras();
+  for (CLI::App* command : {train, predict, evaluate, inspect, bench, calibrate, info}) command->allow_extras();
 
   check_command_name(argc, argv);
   check_list_values(argc, argv);
@@ -260,18 +297,20 @@ int run_command_line(int argc, char** argv) {
       throw InputError("give either --resume or --config: a resumed run keeps its checkpoint's configuration");
     const model::Config config =
         resume_path.empty() ? train_flags.build() : train_flags.build_from(checkpoint_config(resume_path));
-    set_log_level(config.logging.level);
+    // --quiet prints the summary only: informational lines go too, warnings stay.
+    set_log_level(!config.logging.progress && config.logging.level == "info" ? "warn" : config.logging.level);
     if (print_config) {
       std::cout << model::config_to_yaml(config) << std::flush;
       return kExitSuccess;
     }
     require_training_inputs(config);
-    return run_train(config, resume_path, train_flags.config_file());
+    return run_train(config, resume_path, train_flags.config_file(), metrics_json);
   }
   if (chosen == predict) {
     const model::Config csv = predict_csv.build();
     predict_options.delimiter = csv.data.delimiter;
     predict_options.skip_rows = csv.data.skip_rows;
+    predict_options.keep = split_list(keep_columns);
     require_readable_file(predict_options.model, "model file");
     require_readable_file(predict_options.data, "data file");
     return run_predict(predict_options);
@@ -284,6 +323,10 @@ int run_command_line(int argc, char** argv) {
     require_readable_file(evaluate_options.model, "model file");
     require_readable_file(evaluate_options.data, "data file");
     return run_evaluate(evaluate_options);
+  }
+  if (chosen == inspect) {
+    require_readable_file(inspect_options.model, "model file");
+    return run_inspect(inspect_options);
   }
   if (chosen == bench) {
     bench_options.config = bench_flags.build();

@@ -3,11 +3,15 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "app/file_checks.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
+#include "data/csv_text_columns.hpp"
 #include "data/errors.hpp"
 #include "data/file_plan.hpp"
+#include "data/input_file.hpp"
 #include "data/text.hpp"
+#include "model/metrics.hpp"
 #include "model/model_file.hpp"
 
 namespace rbf::app {
@@ -25,43 +29,72 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// One output line's cells after the passthrough columns, for every row.
+std::vector<std::string> prediction_cells(const model::Network& net, const data::Dataset& ds, bool proba,
+                                          std::string& header) {
+  std::vector<std::string> cells(ds.rows);
+  for (std::size_t j = 0; j < net.target_names.size(); ++j) header += (j ? "," : "") + csv_field(net.target_names[j]);
+  std::vector<double> out;
+  net.predict(ds.x.data(), ds.rows, out);
+  if (net.task == data::Task::classification) {
+    const std::vector<std::size_t> classes = model::predicted_classes(out.data(), ds.rows, net.outputs);
+    for (std::size_t i = 0; i < ds.rows; ++i) cells[i] = csv_field(net.class_names[classes[i]]);
+    if (!proba) return cells;
+    for (const std::string& name : net.class_names) header += "," + csv_field("proba_" + name);
+    const std::vector<double> p = model::class_probabilities(out.data(), ds.rows, net.outputs);
+    for (std::size_t i = 0; i < ds.rows; ++i)
+      for (std::size_t c = 0; c < net.outputs; ++c) cells[i] += ',' + data::round_trip_text(p[i * net.outputs + c]);
+    return cells;
+  }
+  for (std::size_t i = 0; i < ds.rows; ++i) {
+    // Shortest text that reads back as the same double: 1e9+123 stays 1000000123.
+    for (std::size_t j = 0; j < net.outputs; ++j) {
+      if (j > 0) cells[i] += ',';
+      cells[i] += data::round_trip_text(out[i * net.outputs + j]);
+    }
+  }
+  return cells;
+}
+
 }  // namespace
 
 int run_predict(const PredictOptions& options) {
-  if (!options.out.empty()) {  // checked before the work: never an input, always writable
+  const bool to_stdout = options.out.empty() || options.out == "-";
+  const std::string data_path = input_path(options.data);
+  if (!to_stdout) {  // checked before the work: never an input, always writable
     data::FilePlan files;
     files.input(options.model, "--model");
-    files.input(options.data, "--data");
+    files.input(data_path, "--data");
     files.output(options.out, "--out");
   }
   const model::Network net = model::load_network(options.model);
+  if (options.proba && net.task != data::Task::classification)
+    throw InputError("--proba needs a classification model; '" + options.model + "' is a regression model");
+
+  const std::string name = input_name(options.data);
+  const data::InputBytes bytes = data::read_input_file(data_path, "data file");  // read once: stdin cannot rewind
   data::CsvOptions csv;
   csv.delimiter = options.delimiter;
   csv.skip_rows = options.skip_rows;
   data::ColumnSpec columns;
   columns.features = net.feature_names;  // by name; any other column (a target, say) is ignored
-  const data::Dataset ds = data::read_csv(options.data, csv, columns, data::TaskHint::regression);
+  const data::Dataset ds = data::parse_csv(bytes.view(), name, csv, columns, data::TaskHint::regression);
+  const data::TextColumns kept =
+      options.keep.empty() ? data::TextColumns() : data::read_text_columns(bytes.view(), name, csv, options.keep);
 
+  std::string header;
+  for (const std::string& column : kept.names) header += csv_field(column) + ',';
+  std::string predictions_header;
+  const std::vector<std::string> cells = prediction_cells(net, ds, options.proba, predictions_header);
   std::string text;
-  const bool classify = net.task == data::Task::classification;
-  for (std::size_t j = 0; j < net.target_names.size(); ++j) text += (j ? "," : "") + csv_field(net.target_names[j]);
-  text += '\n';
-  if (classify) {
-    const std::vector<std::size_t> classes = net.predict_classes(ds.x.data(), ds.rows);
-    for (std::size_t c : classes) text += csv_field(net.class_names[c]) + '\n';
-  } else {
-    std::vector<double> out;
-    net.predict(ds.x.data(), ds.rows, out);
-    for (std::size_t i = 0; i < ds.rows; ++i) {
-      // Shortest text that reads back as the same double: 1e9+123 stays 1000000123.
-      for (std::size_t j = 0; j < net.outputs; ++j) {
-        if (j > 0) text += ',';
-        text += data::round_trip_text(out[i * net.outputs + j]);
-      }
-      text += '\n';
-    }
+  text.reserve(ds.rows * 16);
+  text += header + predictions_header + '\n';
+  for (std::size_t i = 0; i < ds.rows; ++i) {
+    if (i < kept.rows.size())
+      for (const std::string& value : kept.rows[i]) text += csv_field(value) + ',';
+    text += cells[i] + '\n';
   }
-  if (options.out.empty()) {
+  if (to_stdout) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (std::fflush(stdout) != 0) throw RuntimeError("cannot write the predictions to standard output");
   } else {

@@ -18,6 +18,7 @@ const ProblemKey kProblemKeys[] = {
     {"data.target", "--target"},         {"data.features", "--features"}, {"data.task", "--task"},
     {"data.validation", "--validation"}, {"data.seed", "--seed"},         {"data.delimiter", "--delimiter"},
     {"data.skip_rows", "--skip-rows"},   {"candidates.pool", "--pool"},
+    {"data.stratify", "data.stratify"},  {"data.validation_path", "--validation-data"},
 };
 
 }  // namespace

@@ -9,8 +9,12 @@
 #include "app/commands.hpp"
 #include "app/checkpoint_file.hpp"
 #include "app/iteration_log.hpp"
+#include "app/label_check.hpp"
 #include "app/resume_check.hpp"
+#include "app/train_summary.hpp"
+#include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
+#include "data/dataset_append.hpp"
 #include "data/file_plan.hpp"
 #include "data/input_file.hpp"
 #include "data/errors.hpp"
@@ -36,8 +40,10 @@ data::TaskHint task_hint(model::TaskKind task) {
 // SIGINT and SIGTERM ask the trainer to stop after the current iteration; a second signal
 // gets the default behaviour, so a stuck run can still be killed.
 std::atomic<bool> g_interrupt_requested{false};
+std::atomic<int> g_interrupt_signal{0};
 
 extern "C" void on_interrupt(int signal_number) {
+  g_interrupt_signal.store(signal_number);
   g_interrupt_requested.store(true);
   std::signal(signal_number, SIG_DFL);
 }
@@ -46,6 +52,7 @@ class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupt_requested.store(false);
+    g_interrupt_signal.store(0);
     previous_int_ = std::signal(SIGINT, on_interrupt);
     previous_term_ = std::signal(SIGTERM, on_interrupt);
   }
@@ -56,6 +63,9 @@ class InterruptGuard {
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
   const std::atomic<bool>& requested() const { return g_interrupt_requested; }
+  // The shell's status for a run its signal stopped: 128 + the signal (130 for SIGINT, 143
+  // for SIGTERM), so scripts can tell an interruption from a failure.
+  int exit_status() const { return 128 + g_interrupt_signal.load(); }
 
  private:
   void (*previous_int_)(int) = SIG_DFL;
@@ -64,7 +74,8 @@ class InterruptGuard {
 
 }  // namespace
 
-int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file) {
+int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file,
+              const std::string& metrics_json) {
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
 
@@ -73,11 +84,13 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   const std::string ckpt_path = checkpoint_path(config);
   data::FilePlan files;
   files.input(config.data.path, "--data");
+  if (!config.data.validation_path.empty()) files.input(config.data.validation_path, "--validation-data");
   if (!config_file.empty()) files.input(config_file, "--config");
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
   if (!config.logging.iteration_log.empty()) files.output(config.logging.iteration_log, "--log-iter");
+  if (!metrics_json.empty()) files.output(metrics_json, "--metrics-json");
 
   Checkpoint resumed;
   if (!resume_from.empty()) {
@@ -91,8 +104,19 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   model::Sha256 hash;
   hash.update(bytes.bytes.get(), bytes.size);
   const std::string data_sha256 = hash.hex_digest();
+  // A resumed run checks the digest its state recorded: of the training file, followed by the
+  // validation file when there is one, so that a changed validation file is noticed too.
+  data::InputBytes validation_bytes;
+  std::string state_sha256 = data_sha256;
+  if (!config.data.validation_path.empty()) {
+    validation_bytes = data::read_input_file(config.data.validation_path, "validation data file");
+    model::Sha256 both;
+    both.update(bytes.bytes.get(), bytes.size);
+    both.update(validation_bytes.bytes.get(), validation_bytes.size);
+    state_sha256 = both.hex_digest();
+  }
   if (!resume_from.empty())
-    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, data_sha256);
+    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, state_sha256);
 
   data::CsvOptions csv;
   csv.delimiter = config.data.delimiter;
@@ -100,15 +124,33 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
-  const data::Dataset dataset =
-      data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
-  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, dataset.rows, dataset.features,
+  data::Dataset dataset = data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
+  const std::size_t training_rows = dataset.rows;
+  if (!config.data.validation_path.empty()) {
+    // The same columns by name, and the task the training file settled on.
+    data::ColumnSpec same;
+    same.targets = dataset.target_names;
+    same.features = dataset.feature_names;
+    const bool classify = dataset.task == data::Task::classification;
+    const data::Dataset held_out =
+        data::parse_csv(validation_bytes.view(), config.data.validation_path, csv, same,
+                        classify ? data::TaskHint::classification : data::TaskHint::regression);
+    data::append_rows(dataset, held_out);
+  }
+  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, training_rows, dataset.features,
                dataset.task == data::Task::classification
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
+  if (dataset.rows > training_rows)
+    spdlog::info("read {}: {} validation rows", config.data.validation_path, dataset.rows - training_rows);
+  if (config.data.task == model::TaskKind::auto_detect) {
+    const std::string labels = integer_label_warning(dataset);
+    if (!labels.empty()) spdlog::warn("{}: {}", config.data.path, labels);
+  }
 
   model::TrainOptions options;
-  options.data_sha256 = data_sha256;
+  options.data_sha256 = state_sha256;
+  if (!config.data.validation_path.empty()) options.validation_from = training_rows;
   if (!resume_from.empty()) {
     options.resume = &resume_state;
     spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
@@ -154,30 +196,15 @@ int run_train(const model::Config& config, const std::string& resume_from, const
                  "state are in %s; continue with: rbfnet train --resume %s\n",
                  result.iterations.empty() ? std::size_t(0) : result.iterations.back().iteration, net.nodes(),
                  ckpt_path.c_str(), ckpt_path.c_str());
-    return 1;
+    return interrupts.exit_status();
   }
   model::save_network(net, config.output.model);
 
-  const std::size_t grown = result.iterations.empty() ? 0 : result.iterations.back().nodes;
-  std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", grown,
-              result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
-              result.stop_reason.c_str());
-  std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
-  for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
-  std::printf("  rows: %zu training, %zu validation; candidates: %zu (%s), sigma0 %.4g\n", result.train_rows,
-              result.validation_rows, result.candidates, result.candidates_stored ? "stored" : "evaluated on the fly",
-              result.sigma0);
-  std::printf("  training RMSE (standardized targets): %.6g\n", result.final_train_rmse);
-  if (result.best_val_rmse >= 0) {
-    if (result.best_val_accuracy >= 0) {
-      std::printf("  validation accuracy: %.4f\n", result.best_val_accuracy);
-    } else {
-      std::printf("  validation RMSE: %.6g\n", result.best_val_rmse);
-    }
+  print_train_summary(result, config);
+  if (!metrics_json.empty()) {
+    const std::string json = train_summary_json(result, config);
+    data::write_file_atomically(metrics_json, json.data(), json.size());
   }
-  if (!config.logging.iteration_log.empty())
-    std::printf("  iteration log: %s\n", config.logging.iteration_log.c_str());
-  std::printf("  model: %s\n", config.output.model.c_str());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "data/closest_match.hpp"
 #include "data/csv_messages.hpp"
 
 namespace rbf::data {
@@ -32,16 +33,24 @@ std::size_t resolve(const std::string& spec, const char* what, const std::vector
                     const std::string& file, std::size_t header_line) {
   const auto found = std::find(header.begin(), header.end(), spec);
   if (found != header.end()) return static_cast<std::size_t>(found - header.begin());
-  if (all_digits(spec)) {
-    const std::size_t index = std::stoull(spec);
+  // "-1" is the last column, "-2" the one before, as Python counts from the end.
+  const bool from_end = spec.size() > 1 && spec[0] == '-' && all_digits(spec.substr(1));
+  if (from_end) {
+    const std::size_t back = std::stoull(spec.substr(1));
+    if (back >= 1 && back <= header.size()) return header.size() - back;
+  }
+  if (all_digits(spec) || from_end) {
+    const std::size_t index = from_end ? header.size() : std::stoull(spec);
     if (index < header.size()) return index;
     throw csv_error(file, header_line,
                     std::string(what) + " column index " + spec + " is out of range: the header has " +
                         std::to_string(header.size()) + " columns (indices 0 to " + std::to_string(header.size() - 1) +
-                        ")");
+                        ", or -1 to -" + std::to_string(header.size()) + " from the end)");
   }
+  const std::string near = closest_match(spec, header);
+  const std::string hint = near.empty() ? std::string() : " (did you mean " + quote_for_message(near) + "?)";
   throw csv_error(file, header_line,
-                  std::string("unknown ") + what + " column " + quote_for_message(spec) +
+                  std::string("unknown ") + what + " column " + quote_for_message(spec) + hint +
                       ": the header has no such name (columns: " + list_names(header) + ")");
 }
 

@@ -41,28 +41,88 @@ double SplitMix64::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
-Split train_validation_split(std::size_t rows, double fraction, std::uint64_t seed) {
+namespace {
+
+// round(fraction * rows), at least 1 when fraction > 0 and rows > 1, never every row.
+std::size_t held_out_count(std::size_t rows, double fraction) {
   if (!(fraction >= 0.0 && fraction < 1.0)) {
     throw InputError("the validation fraction " + std::to_string(fraction) + " is outside the allowed range [0, 1)");
   }
+  if (rows <= 1) return 0;
   std::size_t held_out = static_cast<std::size_t>(std::llround(fraction * static_cast<double>(rows)));
-  if (rows <= 1) {
-    held_out = 0;
-  } else {
-    if (fraction > 0.0) held_out = std::max<std::size_t>(held_out, 1);
-    held_out = std::min(held_out, rows - 1);
-  }
+  if (fraction > 0.0) held_out = std::max<std::size_t>(held_out, 1);
+  return std::min(held_out, rows - 1);
+}
+
+// Moves a uniformly random subset of `count` entries of `order` to its front (partial
+// Fisher-Yates).
+void shuffle_front(std::vector<std::size_t>& order, std::size_t count, SplitMix64& rng) {
+  for (std::size_t i = 0; i < count; ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
+}
+
+}  // namespace
+
+Split train_validation_split(std::size_t rows, double fraction, std::uint64_t seed) {
+  const std::size_t held_out = held_out_count(rows, fraction);
 
   // Partial Fisher-Yates: the first `held_out` places get a uniformly random subset.
   std::vector<std::size_t> order(rows);
   std::iota(order.begin(), order.end(), std::size_t{0});
   SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < held_out; ++i) {
-    std::swap(order[i], order[i + rng.below(rows - i)]);
-  }
+  shuffle_front(order, held_out, rng);
   Split split;
   split.validation.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(held_out));
   split.train.assign(order.begin() + static_cast<std::ptrdiff_t>(held_out), order.end());
+  std::sort(split.validation.begin(), split.validation.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
+Split stratified_split(const std::vector<std::size_t>& labels, double fraction, std::uint64_t seed) {
+  const std::size_t rows = labels.size();
+  const std::size_t held_out = held_out_count(rows, fraction);
+  std::vector<std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (labels[i] >= members.size()) members.resize(labels[i] + 1);
+    members[labels[i]].push_back(i);
+  }
+  // Each class's share, floored; the rows left go to the largest remainders (the lower class
+  // on a tie), never taking a class's last training row.
+  const std::size_t classes = members.size();
+  std::vector<std::size_t> take(classes, 0);
+  std::vector<double> remainder(classes, 0.0);
+  std::size_t given = 0;
+  for (std::size_t c = 0; c < classes; ++c) {
+    const double share = static_cast<double>(held_out) * static_cast<double>(members[c].size()) / static_cast<double>(rows);
+    const std::size_t limit = members[c].empty() ? 0 : members[c].size() - 1;
+    take[c] = std::min(static_cast<std::size_t>(share), limit);
+    remainder[c] = share - static_cast<double>(take[c]);
+    given += take[c];
+  }
+  std::vector<std::size_t> by_remainder(classes);
+  std::iota(by_remainder.begin(), by_remainder.end(), std::size_t{0});
+  std::stable_sort(by_remainder.begin(), by_remainder.end(),
+                   [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
+  for (bool progress = true; given < held_out && progress;) {
+    progress = false;
+    for (std::size_t c : by_remainder) {
+      if (given == held_out) break;
+      if (take[c] + 1 < members[c].size()) {
+        ++take[c];
+        ++given;
+        progress = true;
+      }
+    }
+  }
+  SplitMix64 rng(seed);
+  Split split;
+  for (std::size_t c = 0; c < classes; ++c) {
+    shuffle_front(members[c], take[c], rng);
+    split.validation.insert(split.validation.end(), members[c].begin(),
+                            members[c].begin() + static_cast<std::ptrdiff_t>(take[c]));
+    split.train.insert(split.train.end(), members[c].begin() + static_cast<std::ptrdiff_t>(take[c]),
+                       members[c].end());
+  }
   std::sort(split.validation.begin(), split.validation.end());
   std::sort(split.train.begin(), split.train.end());
   return split;

@@ -16,6 +16,12 @@ struct Split {
 // never all rows). The same seed gives the same split on every platform and compiler.
 Split train_validation_split(std::size_t rows, double fraction, std::uint64_t seed);
 
+// For classification (`labels[i]` is row i's class): holds out as many rows as
+// train_validation_split, drawn from each class in proportion to its size (largest
+// remainders), so every class is in the validation rows about as often as in the data. A
+// class keeps at least one training row. Seeded and platform independent likewise.
+Split stratified_split(const std::vector<std::size_t>& labels, double fraction, std::uint64_t seed);
+
 // `count` distinct indices from [0, n) (all of them, in order, when count >= n), seeded
 // and platform independent, sorted ascending.
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);

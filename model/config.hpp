@@ -26,6 +26,8 @@ struct DataConfig {
   TaskKind task = TaskKind::auto_detect;  // auto: classification when the target is not numeric
   double validation = 0.2;            // fraction held out for validation, in [0, 0.9]
   std::uint64_t seed = 42;            // split, candidate sampling
+  bool stratify = true;               // classification: hold out each class in proportion
+  std::string validation_path;        // separate validation CSV; "" = hold out `validation`
 };
 
 // candidates.memory_budget_mb: auto.

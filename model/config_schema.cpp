@@ -309,6 +309,9 @@ std::vector<Field> build_fields() {
   f.push_back(
       real_field("data", "validation", member(&C::data, &DataConfig::validation), RealRange{0.0, false, 0.9, false}));
   f.push_back(unsigned_field("data", "seed", member(&C::data, &DataConfig::seed), std::uint64_t{0}));
+  f.push_back(bool_field("data", "stratify", member(&C::data, &DataConfig::stratify)));
+  f.push_back(text_field("data", "validation_path", member(&C::data, &DataConfig::validation_path), true,
+                         "a CSV file name"));
   // candidates
   f.push_back(unsigned_field("candidates", "pool", member(&C::candidates, &CandidateConfig::pool), std::size_t{1}));
   f.push_back(

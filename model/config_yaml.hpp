@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "data/closest_match.hpp"
 #include "model/config.hpp"
 
 namespace rbf::model {
@@ -50,8 +51,7 @@ std::vector<std::string> config_key_paths();
 // Throws std::invalid_argument for a key path that does not exist.
 std::string config_value_to_yaml(const Config& config, const std::string& key_path);
 
-// The choice closest to `word` by edit distance when it is close enough to be a likely typo,
-// else an empty string. Used for "did you mean" hints on keys, commands and flags.
-std::string closest_match(const std::string& word, const std::vector<std::string>& choices);
+// "Did you mean" hints on keys, commands and flags (data/closest_match.hpp).
+using data::closest_match;
 
 }  // namespace rbf::model

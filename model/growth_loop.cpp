@@ -16,6 +16,12 @@ std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
     spdlog::debug("backend auto: the whole run is too small to repay a GPU start-up; training on the CPU");
     return nullptr;
   }
+  if (!hooks_.gpu_available && !gpu::built_with_cuda()) {
+    // A build without CUDA never has a GPU: `rbfnet info` says so, and the summary of every
+    // run need not repeat it.
+    spdlog::debug("backend auto: this rbfnet was built without CUDA; training on the CPU");
+    return nullptr;
+  }
   std::string why;
   bool usable = hooks_.gpu_available ? hooks_.gpu_available(why) : factory_.gpu_available(why);
   if (usable) {

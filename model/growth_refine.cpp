@@ -171,13 +171,14 @@ bool GrowthRun<T>::refine_at_end(TrainResult& result, bool classify) {
     std::copy_n(best.bias(), k_, net.bias.begin());
     const double sse = 2.0 * engine.loss_gradient(best, nullptr);
     const double rmse = std::sqrt(sse / static_cast<double>(n_ * k_));
-    what += fmt::format(": training RMSE {:.5g} -> {:.5g}", result.final_train_rmse, rmse);
+    // Standardized, as the trainer's stopping goal is; the summary reports target units.
+    what += fmt::format(": training RMSE (standardized) {:.5g} -> {:.5g}", result.final_train_rmse, rmse);
     result.final_train_rmse = rmse;
     if (nv_ > 0) {
       std::vector<double> pred;
       engine.predict_validation(best, pred);
       const ValidationScore v = score_predictions(p_, classify, pred);
-      what += fmt::format(", validation RMSE {:.5g} -> {:.5g}", result.best_val_rmse, v.rmse);
+      what += fmt::format(", validation RMSE (target units) {:.5g} -> {:.5g}", result.best_val_rmse, v.rmse);
       result.best_val_rmse = v.rmse;
       result.best_val_accuracy = v.accuracy;
     }

@@ -30,4 +30,11 @@ ClassificationMetrics classification_metrics(const std::vector<std::size_t>& pre
 // first one on a tie.
 std::vector<std::size_t> predicted_classes(const double* scores, std::size_t rows, std::size_t k);
 
+// Class probabilities from `scores` (row-major rows x k): each row's scores clipped at 0 and
+// divided by their sum; a row whose scores are all <= 0 gets 1 for its predicted class. The
+// Python package's predict_proba uses the same definition, and the largest probability is
+// always the predicted class. The scores fit one-hot targets by least squares, so they are
+// not calibrated probabilities.
+std::vector<double> class_probabilities(const double* scores, std::size_t rows, std::size_t k);
+
 }  // namespace rbf::model

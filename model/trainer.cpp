@@ -8,6 +8,7 @@
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/growth_run.hpp"
+#include "model/training_data.hpp"
 
 namespace rbf::model {
 
@@ -15,8 +16,16 @@ using detail::GrowthRun;
 
 TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
-  if (config.trainer.precision == Precision::float64) return GrowthRun<double>(dataset, config, options).run();
-  return GrowthRun<float>(dataset, config, options).run();
+  TrainResult result = config.trainer.precision == Precision::float64
+                           ? GrowthRun<double>(dataset, config, options).run()
+                           : GrowthRun<float>(dataset, config, options).run();
+  if (!result.interrupted) {
+    // The run's own split, scored by the saved network.
+    const data::Split split = detail::validation_split(dataset, config, options.validation_from);
+    result.train_scores = score_rows(result.network, dataset, split.train);
+    result.validation_scores = score_rows(result.network, dataset, split.validation);
+  }
+  return result;
 }
 
 TrainResult train(const data::Dataset& dataset, const Config& config, const IterationCallback& on_iteration,

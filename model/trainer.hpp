@@ -11,6 +11,7 @@
 #include "data/dataset.hpp"
 #include "model/contracts/backend.hpp"
 #include "model/config.hpp"
+#include "model/fit_scores.hpp"
 #include "model/network.hpp"
 #include "model/switching/switch_rule.hpp"
 #include "model/training_state.hpp"
@@ -43,11 +44,14 @@ struct TrainResult {
   std::size_t train_rows = 0, validation_rows = 0, candidates = 0;
   bool candidates_stored = true;
   double sigma0 = 0;
-  double final_train_rmse = 0;  // standardized, at the kept node count
+  double final_train_rmse = 0;  // standardized, at the kept node count (what stopping.goal compares)
   double best_val_rmse = -1;    // at the kept node count; -1 without validation
   double best_val_accuracy = -1;
   std::vector<std::string> events;  // switches and fallbacks, in order
   bool interrupted = false;         // stopped by TrainOptions::stop_requested
+  // The kept network on the training and the validation rows, in target units; not filled
+  // in when interrupted.
+  FitScores train_scores, validation_scores;
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;
@@ -81,6 +85,9 @@ struct TrainOptions {
   // Continue the run this state describes (same data, same config) instead of starting anew.
   const TrainingState* resume = nullptr;
   std::string data_sha256;                // recorded in checkpoints, checked on resume
+  // > 0: the dataset's rows from this one on are a separate validation set (the rows of
+  // data.validation_path), and data.validation is not used.
+  std::size_t validation_from = 0;
   TrainerHooks hooks;
 };
 

@@ -32,7 +32,20 @@ void check_standardized(const data::Dataset& ds, const data::Standardizer& scale
 
 }  // namespace
 
-PreparedData prepare(const data::Dataset& ds, const Config& config) {
+data::Split validation_split(const data::Dataset& ds, const Config& config, std::size_t validation_from) {
+  if (validation_from > 0) {
+    data::Split split;
+    for (std::size_t i = 0; i < ds.rows; ++i) (i < validation_from ? split.train : split.validation).push_back(i);
+    return split;
+  }
+  if (ds.task != data::Task::classification || !config.data.stratify)
+    return data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
+  std::vector<std::size_t> labels(ds.rows);
+  for (std::size_t i = 0; i < ds.rows; ++i) labels[i] = static_cast<std::size_t>(ds.y[i]);
+  return data::stratified_split(labels, config.data.validation, config.data.seed);
+}
+
+PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from) {
   if (ds.rows < 2) throw InputError(ds.source + ": at least 2 data rows are needed to train, found " + std::to_string(ds.rows));
   PreparedData p;
   p.d = ds.features;
@@ -41,7 +54,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config) {
     throw InputError(ds.source + ": classification needs at least 2 classes, found " + std::to_string(ds.class_names.size()));
   p.k = classify ? ds.class_names.size() : ds.targets;
 
-  const data::Split split = data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
+  const data::Split split = validation_split(ds, config, validation_from);
   p.train_rows = split.train;
   p.val_rows = split.validation;
 

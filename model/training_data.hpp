@@ -8,6 +8,7 @@
 
 #include "data/dataset.hpp"
 #include "data/scaler.hpp"
+#include "data/split.hpp"
 #include "model/contracts/backend.hpp"
 #include "model/config.hpp"
 
@@ -25,7 +26,12 @@ struct PreparedData {
 
 // Splits, standardizes and checks the data set as `config` says. Throws rbf::InputError for
 // data the trainer cannot use.
-PreparedData prepare(const data::Dataset& ds, const Config& config);
+PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from = 0);
+
+// The run's training and validation rows: with `validation_from` > 0 the rows before it and
+// the rows from it on (a separate validation file); else stratified by class for
+// classification when data.stratify is set, or a plain random split, seeded by data.seed.
+data::Split validation_split(const data::Dataset& ds, const Config& config, std::size_t validation_from = 0);
 
 // The candidate pool: P sampled training rows times S widths, candidate c = p * S + s.
 struct CandidatePool {

@@ -209,11 +209,7 @@ TEST_CASE("switching: auto never starts the GPU driver for a run too small to re
   c.backend.kind = model::BackendKind::auto_select;
   const model::TrainResult res = model::train(dataset(), c);  // production hooks
   for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
-  if (gpu::built_with_cuda()) {
-    // With CUDA built in, the size check comes first: no device query, so nothing to report.
-    CHECK(res.events.empty());
-  } else {
-    REQUIRE(res.events.size() == 1);
-    CHECK(res.events[0].find("built without CUDA") != std::string::npos);
-  }
+  // With CUDA built in, the size check comes first: no device query, so nothing to report. A
+  // build without CUDA never has a GPU; `rbfnet info` says so once, not every run's summary.
+  CHECK(res.events.empty());
 }

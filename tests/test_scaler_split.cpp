@@ -146,6 +146,24 @@ TEST_CASE("split: sizes, disjoint and complete") {
   CHECK(train_validation_split(7, 0.5, 1).validation.size() == 4);  // round(3.5) = 4
 }
 
+TEST_CASE("split: stratified holds out each class in proportion and keeps one training row per class") {
+  // 60 rows of class 0, 30 of class 1, 9 of class 2, 1 of class 3 (which must stay in training).
+  std::vector<std::size_t> labels;
+  for (std::size_t c : {0, 1, 2, 3})
+    for (std::size_t i = 0; i < std::vector<std::size_t>{60, 30, 9, 1}[c]; ++i) labels.push_back(c);
+  const Split s = rbf::data::stratified_split(labels, 0.2, 7);
+  CHECK(s.validation.size() == train_validation_split(labels.size(), 0.2, 7).validation.size());
+  CHECK(s.train.size() + s.validation.size() == labels.size());
+  std::vector<std::size_t> held(4, 0);
+  for (std::size_t r : s.validation) ++held[labels[r]];
+  CHECK(held == std::vector<std::size_t>{12, 6, 2, 0});
+  CHECK(std::is_sorted(s.validation.begin(), s.validation.end()));
+  CHECK(std::is_sorted(s.train.begin(), s.train.end()));
+  const Split again = rbf::data::stratified_split(labels, 0.2, 7);
+  CHECK(again.validation == s.validation);
+  CHECK(rbf::data::stratified_split(labels, 0.0, 7).validation.empty());
+}
+
 TEST_CASE("split: the same seed gives the same split, another seed another") {
   const Split a = train_validation_split(500, 0.3, 9);
   const Split b = train_validation_split(500, 0.3, 9);

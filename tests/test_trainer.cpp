@@ -306,6 +306,14 @@ TEST_CASE("metrics: the validation RMSE pools every output, and a row's class is
   CHECK(model::predicted_classes(scores, 3, 3) == std::vector<std::size_t>{1, 0, 2});
 }
 
+TEST_CASE("metrics: probabilities are the scores clipped at 0 and normalized, or 1 for the top class") {
+  const double scores[] = {0.6, 0.6, -0.2, 0.5, 0.5, 0.0, -1, -2, -0.5};
+  const std::vector<double> p = model::class_probabilities(scores, 3, 3);
+  const std::vector<double> expected{0.5, 0.5, 0, 0.5, 0.5, 0, 0, 0, 1};
+  REQUIRE(p.size() == expected.size());
+  for (std::size_t i = 0; i < p.size(); ++i) CHECK(p[i] == doctest::Approx(expected[i]));
+}
+
 TEST_CASE("trainer: bundled iris reaches the held-out accuracy stated in the README") {
   const data::Dataset ds = data::read_csv(data_file("iris.csv"), {}, {{"species"}, {}});
   REQUIRE(ds.task == data::Task::classification);

@@ -22,6 +22,7 @@ class RBFNetBase(BaseEstimator):
         max_nodes=100,
         validation=0.2,
         seed=42,
+        stratify=True,
         pool=1000,
         width_factors=(0.5, 1.0, 2.0),
         sigma0=0.0,
@@ -59,6 +60,7 @@ class RBFNetBase(BaseEstimator):
         self.max_nodes = max_nodes
         self.validation = validation
         self.seed = seed
+        self.stratify = stratify
         self.pool = pool
         self.width_factors = width_factors
         self.sigma0 = sigma0

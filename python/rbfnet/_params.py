@@ -8,11 +8,12 @@ import numpy as np
 Param = namedtuple("Param", "name key default")
 
 # In the order of configs/default.yaml. Not here: data.path, target, features, delimiter and
-# skip_rows (the arrays replace the CSV), data.task (the estimator's class decides it), and
+# skip_rows and validation_path (the arrays replace the CSV), data.task (the estimator's class decides it), and
 # output.* and logging.iteration_log / progress (save() and history_ replace them).
 PARAMS = (
     Param("validation", "data.validation", 0.2),
     Param("seed", "data.seed", 42),
+    Param("stratify", "data.stratify", True),
     Param("pool", "candidates.pool", 1000),
     Param("width_factors", "candidates.width_factors", (0.5, 1.0, 2.0)),
     Param("sigma0", "candidates.sigma0", 0.0),

@@ -8,10 +8,11 @@ from rbfnet import RBFNetClassifier, RBFNetRegressor
 from rbfnet._native import native
 from rbfnet._params import PARAMS, params_from_values
 
-# Keys with no parameter, and why: the arrays replace the CSV file and its reading options, the
+# Keys with no parameter, and why: the arrays replace the CSV files and their reading options, the
 # estimator's class is the task, save() replaces output.*, history_ the iteration log.
 NOT_PARAMETERS = {
     "data.path", "data.target", "data.features", "data.delimiter", "data.skip_rows", "data.task",
+    "data.validation_path",
     "logging.iteration_log", "logging.progress",
     "output.model", "output.checkpoint_every", "output.checkpoint",
 }

@@ -11,9 +11,10 @@ if(NOT CMAKE_CROSSCOMPILING OR NOT CMAKE_CROSSCOMPILING_EMULATOR)
   set(RBF_CLI_LAUNCHER "")
 endif()
 
-# rbf_cli_test(NAME [EXIT code] [STDOUT regex] [STDERR regex] [NOT_STDOUT regex] ARGS arg...)
+# rbf_cli_test(NAME [EXIT code] [STDOUT regex] [STDERR regex] [NOT_STDOUT regex] [NOT_STDERR regex]
+#              [INPUT file] ARGS arg...)
 function(rbf_cli_test name)
-  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;NOT_STDOUT" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;NOT_STDOUT;NOT_STDERR;INPUT" "ARGS" ${ARGN})
   if(NOT DEFINED T_EXIT)
     set(T_EXIT 0)
   endif()
@@ -25,6 +26,8 @@ function(rbf_cli_test name)
       "-DEXPECT_STDOUT=${T_STDOUT}"
       "-DEXPECT_STDERR=${T_STDERR}"
       "-DREJECT_STDOUT=${T_NOT_STDOUT}"
+      "-DREJECT_STDERR=${T_NOT_STDERR}"
+      "-DINPUT=${T_INPUT}"
       -P ${RBF_CLI_TEST_DIR}/expect.cmake
     WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
   set_tests_properties(cli.${name} PROPERTIES LABELS cli)
@@ -40,6 +43,9 @@ rbf_cli_test(predict_help STDOUT "Usage: rbfnet predict.*--model.*--data.*--out"
 rbf_cli_test(evaluate_help STDOUT "Usage: rbfnet evaluate.*--model.*--data.*--target" ARGS evaluate --help)
 rbf_cli_test(bench_help STDOUT "Usage: rbfnet bench.*--synthetic.*--backends" ARGS bench --help)
 rbf_cli_test(info_help STDOUT "Usage: rbfnet info" ARGS info --help)
+rbf_cli_test(inspect_help STDOUT "Usage: rbfnet inspect.*MODEL.*--json" ARGS inspect --help)
+rbf_cli_test(help_command STDOUT "Usage: rbfnet.*train.*inspect" ARGS help)
+rbf_cli_test(help_command_train STDOUT "Usage: rbfnet train.*--sigma.*--widths" ARGS help train)
 rbf_cli_test(version STDOUT "^rbfnet ${PROJECT_VERSION}\n$" ARGS --version)
 rbf_cli_test(info
   STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*CPU kernels +(portable|avx2|avx512) \\(chosen at run time.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
@@ -172,7 +178,7 @@ rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[
 # Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
 # reported, the refined model predicts every row, and it evaluates as well as a grown one does.
 rbf_cli_test(refine_train
-  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation accuracy: (0\\.9[0-9]*|1\\.0000)"
+  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation: +accuracy (0\\.9[0-9]*|1\\.0000)"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 20 --backend cpu
     --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 5 --quiet --log-level warn
     --out refined.rbfn --log-iter refined_iterations.csv)
@@ -194,3 +200,90 @@ rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one 
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
 rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
   ARGS bench --synthetic 1,5 --backends cpu --out never-made)
+
+# --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
+# Integer class labels read as a regression target are trained as asked, with a warning naming
+# the flag; --task regression says it is meant and silences it.
+rbf_cli_test(integer_labels_warn
+  STDERR "warn.*target column 'label' holds only 3 distinct integer values \\(0, 1, 2\\).*--task classification"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --nodes 3 --quiet --out int_labels.rbfn)
+rbf_cli_test(integer_labels_regression_meant NOT_STDERR "distinct integer"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task regression --nodes 3 --quiet
+    --out int_labels.rbfn)
+rbf_cli_test(integer_labels_classification STDOUT "training: +accuracy"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task classification --nodes 3 --quiet
+    --out int_labels.rbfn)
+
+# A quiet run off a terminal prints the summary only: nothing on stderr. Both errors of the
+# summary are in target units, with R2; the JSON summary goes through the output policy.
+rbf_cli_test(quiet_train_summary_only
+  STDOUT "training: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.-]+, [0-9]+ rows\n  validation: +RMSE [0-9.e+-]+ \\(target units\\), R2"
+  NOT_STDERR "." NOT_STDOUT "no usable GPU|standardized"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 8 --quiet --out quiet.rbfn)
+rbf_cli_test(metrics_json
+  STDOUT "\\{\"task\":\"classification\",\"nodes\":[0-9]+,.*\"training\":\\{\"rows\":[0-9]+,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.]+\\},\"validation\":\\{.*\"model\":\"iris\\.rbfn\""
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --quiet --out iris.rbfn
+    --metrics-json /dev/stdout)
+set_tests_properties(cli.metrics_json PROPERTIES FIXTURES_SETUP iris_model)
+rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same file as --data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --metrics-json ${RBF_CLI_DATA}/good.csv)
+
+# predict: probabilities per class, passthrough columns, standard input.
+rbf_cli_test(predict_proba_keep
+  STDOUT "^petal_width,species,proba_setosa,proba_versicolor,proba_virginica\n0\\.2,setosa,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n"
+  ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --proba --keep -2)
+rbf_cli_test(predict_stdin STDOUT "^sepal_length,species\n5\\.1,setosa\n" INPUT ${PROJECT_SOURCE_DIR}/data/iris.csv
+  ARGS predict --model iris.rbfn --data - --out - --id sepal_length)
+rbf_cli_test(predict_keep_unknown EXIT 2 STDERR "unknown feature column 'speces' \\(did you mean 'species'\\?\\)"
+  ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --keep speces)
+rbf_cli_test(predict_proba_regression EXIT 2 STDERR "--proba needs a classification model"
+  ARGS predict --model quiet.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --proba)
+set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_unknown
+  PROPERTIES FIXTURES_REQUIRED iris_model)
+set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
+set_tests_properties(cli.predict_proba_regression PROPERTIES FIXTURES_REQUIRED quiet_model)
+
+# inspect and evaluate --json (the regexes match '[' and ']' with '.': an unbalanced bracket
+# would hide the ';' between the arguments of the test from CMake).
+rbf_cli_test(inspect_text
+  STDOUT "^model iris\\.rbfn: classification, [0-9]+ nodes\n  features \\(4\\): sepal_length, .*classes \\(3\\): setosa, versicolor, virginica\n  widths \\(standardized inputs\\): min .*trained by rbfnet .*training config:\n    data:"
+  ARGS inspect iris.rbfn)
+rbf_cli_test(inspect_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",\"task\":\"classification\",\"nodes\":[0-9]+,\"features\":.\"sepal_length\",.*\"widths\":\\{\"min\":.*\"provenance\":\\{\"rbfnet_version\":.*\"config_yaml\":\"data:\\\\n"
+  ARGS inspect iris.rbfn --json)
+rbf_cli_test(evaluate_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",.*\"accuracy\":0\\.9[0-9]*,\"macro_f1\":.*\"confusion\":..[0-9]+,[0-9]+,[0-9]+.,"
+  ARGS evaluate --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --json)
+rbf_cli_test(evaluate_stdin_error EXIT 2 STDERR "standard input:2:1: .*'oops'" INPUT ${RBF_CLI_DATA}/bad_iris_row.csv
+  ARGS evaluate --model iris.rbfn --data - --target species)
+set_tests_properties(cli.inspect_text cli.inspect_json cli.evaluate_json cli.evaluate_stdin_error
+  PROPERTIES FIXTURES_REQUIRED iris_model)
+rbf_cli_test(inspect_missing EXIT 2 STDERR "model file 'missing\\.rbfn' does not exist" ARGS inspect missing.rbfn)
+
+# Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
+rbf_cli_test(width_flags STDOUT "width_factors: \\[1, 2\\.5\\]\n  sigma0: 0\\.7\n"
+  ARGS train --sigma 0.7 --widths 1,2.5 --print-config)
+rbf_cli_test(target_did_you_mean EXIT 2
+  STDERR "unknown target column 'yy' \\(did you mean 'y'\\?\\): the header has no such name \\(columns: 'x1', 'x2', 'y'\\)"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target yy)
+rbf_cli_test(target_repeated_replaces STDOUT "model: repeated\\.rbfn"
+  ARGS train --data ${RBF_CLI_DATA}/comma_name.csv --target nope --target "price\\,usd" --nodes 2 --validation 0
+    --quiet --out repeated.rbfn)
+rbf_cli_test(target_index_out_of_range EXIT 2 STDERR "index -4 is out of range.*or -1 to -3 from the end"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target -4)
+
+# A separate validation file: its rows are the validation rows, its classes matched by name.
+rbf_cli_test(validation_data STDOUT "validation: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.e+-]+, 2 rows"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --nodes 2 --quiet --out validation_data.rbfn)
+rbf_cli_test(validation_data_unknown_class EXIT 2
+  STDERR "bad_iris_row\\.csv:2:1: "
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species
+    --validation-data ${RBF_CLI_DATA}/bad_iris_row.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_new_class EXIT 2
+  STDERR "int_labels\\.csv: class '2' in target column 'label' \\(data row 3\\) does not occur in the training data"
+  ARGS train --data ${RBF_CLI_DATA}/two_classes.csv --target label --task classification
+    --validation-data ${RBF_CLI_DATA}/int_labels.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_is_output EXIT 2 STDERR "--out .* is the same file as --validation-data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --out ${RBF_CLI_DATA}/good_validation.csv)

@@ -1,6 +1,6 @@
 # Runs one command and checks its exit status and output; ctest calls it for every CLI test:
 #   cmake -DCMD=prog@@arg1@@arg2 -DEXPECT_EXIT=2 [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
-#         [-DREJECT_STDOUT=regex] -P expect.cmake
+#         [-DREJECT_STDOUT=regex] [-DREJECT_STDERR=regex] [-DINPUT=file] -P expect.cmake
 # Arguments are joined with "@@" because ctest would split a ";"-separated list itself.
 # A failing command must print exactly one line on stderr, "rbfnet: error: ...", and no command
 # may die from an uncaught exception.
@@ -14,7 +14,12 @@ if(NOT DEFINED EXPECT_EXIT)
 endif()
 string(REPLACE "@@" ";" command "${CMD}")
 
+set(input_args "")
+if(DEFINED INPUT AND NOT INPUT STREQUAL "")
+  set(input_args INPUT_FILE "${INPUT}")  # the command's standard input
+endif()
 execute_process(COMMAND ${command}
+  ${input_args}
   RESULT_VARIABLE status
   OUTPUT_VARIABLE out
   ERROR_VARIABLE err)
@@ -36,6 +41,9 @@ if(DEFINED EXPECT_STDOUT AND NOT EXPECT_STDOUT STREQUAL "" AND NOT out MATCHES "
 endif()
 if(DEFINED REJECT_STDOUT AND NOT REJECT_STDOUT STREQUAL "" AND out MATCHES "${REJECT_STDOUT}")
   string(APPEND problems "  stdout matches what it must not: ${REJECT_STDOUT}\n")
+endif()
+if(DEFINED REJECT_STDERR AND NOT REJECT_STDERR STREQUAL "" AND err MATCHES "${REJECT_STDERR}")
+  string(APPEND problems "  stderr matches what it must not: ${REJECT_STDERR}\n")
 endif()
 if(DEFINED EXPECT_STDERR AND NOT EXPECT_STDERR STREQUAL "" AND NOT err MATCHES "${EXPECT_STDERR}")
   string(APPEND problems "  stderr does not match: ${EXPECT_STDERR}\n")

@@ -128,7 +128,8 @@ sigint_during_refinement|sigterm_during_refinement)
   if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "still refining 30 s after SIG$signal"; fi
   wait $pid
   status=$?
-  [ $status = 1 ] || fail "exit status $status after SIG$signal, expected 1"
+  want=130 && [ $signal = TERM ] && want=143
+  [ $status = $want ] || fail "exit status $status after SIG$signal, expected $want"
   grep -q "interrupted after .* continue with: rbfnet train --resume r.rbfn.ckpt" err || fail "no resume hint"
   [ -f r.rbfn.ckpt ] || fail "no checkpoint written"
   [ ! -e r.rbfn ] || fail "an interrupted run wrote the final model" ;;
@@ -169,6 +170,17 @@ resume_other_problem)
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
   expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --nodes 5 --quiet --log-level warn ;;
+resume_changed_validation_data)
+  head -121 "$SOURCE/data/iris.csv" >train.csv
+  { head -1 "$SOURCE/data/iris.csv"; tail -29 "$SOURCE/data/iris.csv"; } >val.csv
+  "$RBFNET" train --data train.csv --validation-data val.csv --target species --nodes 3 --checkpoint-every 1 \
+    --out v.rbfn --quiet --log-level warn >/dev/null 2>&1 || fail "cannot train with --validation-data"
+  expect 0 "" "$RBFNET" train --resume v.rbfn.ckpt --nodes 4 --quiet --log-level warn
+  "$RBFNET" train --data train.csv --validation-data val.csv --target species --nodes 3 --checkpoint-every 1 \
+    --out v.rbfn --quiet --log-level warn >/dev/null 2>&1 || fail "cannot train with --validation-data"
+  sed '3s/^[0-9]\.[0-9]/9.9/' val.csv >val2.csv && mv val2.csv val.csv
+  expect 2 "differs from 'train.csv', the data the checkpoint 'v.rbfn.ckpt' was trained on" \
+    "$RBFNET" train --resume v.rbfn.ckpt ;;
 *)
   fail "unknown case" ;;
 esac

@@ -1,0 +1,106 @@
+// `rbfnet inspect`: what a model file holds (task, nodes, columns, widths, provenance and the
+// configuration it was trained with), as text for people or JSON for scripts.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "app/commands.hpp"
+#include "app/json_writer.hpp"
+#include "model/model_file.hpp"
+
+namespace rbf::app {
+
+namespace {
+
+struct WidthSummary {
+  double min = 0, median = 0, max = 0;
+};
+
+WidthSummary summarize(std::vector<double> widths) {
+  WidthSummary s;
+  if (widths.empty()) return s;
+  std::sort(widths.begin(), widths.end());
+  s.min = widths.front();
+  s.max = widths.back();
+  const std::size_t mid = widths.size() / 2;
+  s.median = widths.size() % 2 ? widths[mid] : (widths[mid - 1] + widths[mid]) / 2;
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string task_name(const model::Network& net) {
+  return net.task == data::Task::classification ? "classification" : "regression";
+}
+
+void print_json(const std::string& path, const model::Network& net, const WidthSummary& widths) {
+  JsonWriter json;
+  json.begin_object();
+  json.key("model").value(path);
+  json.key("task").value(task_name(net));
+  json.key("nodes").value(net.nodes());
+  json.key("features").strings(net.feature_names);
+  json.key("targets").strings(net.target_names);
+  json.key("classes").strings(net.class_names);
+  json.key("widths").begin_object();
+  json.key("min").value(widths.min).key("median").value(widths.median).key("max").value(widths.max);
+  json.end_object();
+  const model::Provenance& p = net.provenance;
+  json.key("provenance").begin_object();
+  json.key("rbfnet_version").value(p.rbfnet_version);
+  json.key("created_utc").value(p.created_utc);
+  json.key("backend").value(p.backend);
+  json.key("data_file").value(p.data_file);
+  json.key("data_sha256").value(p.data_sha256);
+  json.end_object();
+  json.key("resumable").value(!net.training_state.empty());
+  json.key("config_yaml").value(p.config_yaml);
+  json.end_object();
+  std::fputs(json.str().c_str(), stdout);
+}
+
+void print_text(const std::string& path, const model::Network& net, const WidthSummary& widths) {
+  std::printf("model %s: %s, %zu nodes\n", path.c_str(), task_name(net).c_str(), net.nodes());
+  std::printf("  features (%zu): %s\n", net.feature_names.size(), joined(net.feature_names).c_str());
+  std::printf("  target%s: %s\n", net.target_names.size() == 1 ? "" : "s", joined(net.target_names).c_str());
+  if (!net.class_names.empty())
+    std::printf("  classes (%zu): %s\n", net.class_names.size(), joined(net.class_names).c_str());
+  // Widths live in standardized input space (each feature scaled to unit variance).
+  std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
+              widths.max);
+  const model::Provenance& p = net.provenance;
+  std::printf("  trained by rbfnet %s on %s at %s\n", p.rbfnet_version.c_str(), p.backend.c_str(),
+              p.created_utc.c_str());
+  std::printf("  data: %s (sha256 %s)\n", p.data_file.c_str(), p.data_sha256.empty() ? "unknown" : p.data_sha256.c_str());
+  if (!net.training_state.empty()) std::printf("  checkpoint: resumable with rbfnet train --resume %s\n", path.c_str());
+  std::printf("  training config:\n");
+  std::string line;
+  for (char c : p.config_yaml) {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    std::printf("    %s\n", line.c_str());
+    line.clear();
+  }
+  if (!line.empty()) std::printf("    %s\n", line.c_str());
+}
+
+}  // namespace
+
+int run_inspect(const InspectOptions& options) {
+  const model::Network net = model::load_network(options.model);
+  const WidthSummary widths = summarize(net.widths);
+  if (options.json) {
+    print_json(options.model, net, widths);
+  } else {
+    print_text(options.model, net, widths);
+  }
+  return 0;
+}
+
+}  // namespace rbf::app

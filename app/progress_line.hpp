@@ -1,0 +1,28 @@
+// The one-line training progress shown on a terminal: node count, cost per node, errors, and
+// elapsed and estimated remaining time, each figure with its unit.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <string>
+
+#include "model/trainer.hpp"
+
+namespace rbf::app {
+
+// "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
+std::string duration_text(double seconds);
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::size_t max_nodes) : max_nodes_(max_nodes) {}
+
+  // The line for `rec`, `elapsed_s` seconds into the run.
+  std::string text(const model::IterationRecord& rec, double elapsed_s);
+
+ private:
+  std::size_t max_nodes_;
+  std::deque<double> recent_ms_;  // the last iterations' times, for the estimate
+};
+
+}  // namespace rbf::app

@@ -1,0 +1,85 @@
+// Training summary text and JSON. Both report the training and validation errors of the kept
+// network in the same units (target units), so the two can be compared directly.
+#include "app/train_summary.hpp"
+
+#include <cstdio>
+
+#include "app/json_writer.hpp"
+
+namespace rbf::app {
+
+namespace {
+
+bool classifies(const model::TrainResult& result) {
+  return result.network.task == data::Task::classification;
+}
+
+std::size_t nodes_grown(const model::TrainResult& result) {
+  return result.iterations.empty() ? 0 : result.iterations.back().nodes;
+}
+
+void print_scores(const char* label, const model::FitScores& s, bool classify) {
+  if (classify) {
+    std::printf("  %-11s accuracy %.4f, RMSE %.6g (class scores against one-hot targets), %zu rows\n", label,
+                s.accuracy, s.rmse, s.rows);
+  } else {
+    std::printf("  %-11s RMSE %.6g (target units), R2 %.4f, %zu rows\n", label, s.rmse, s.r2, s.rows);
+  }
+}
+
+void scores_json(JsonWriter& json, const char* name, const model::FitScores& s, bool classify) {
+  json.key(name);
+  if (s.rows == 0) {
+    json.null();
+    return;
+  }
+  json.begin_object().key("rows").value(s.rows).key("rmse").value(s.rmse);
+  if (classify) {
+    json.key("accuracy").value(s.accuracy);
+  } else {
+    json.key("r2").value(s.r2);
+  }
+  json.end_object();
+}
+
+}  // namespace
+
+void print_train_summary(const model::TrainResult& result, const model::Config& config) {
+  const model::Network& net = result.network;
+  std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),
+              result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
+              result.stop_reason.c_str());
+  std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
+  for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
+  std::printf("  candidates: %zu (%s), sigma0 %.4g\n", result.candidates,
+              result.candidates_stored ? "stored" : "evaluated on the fly", result.sigma0);
+  print_scores("training:", result.train_scores, classifies(result));
+  if (result.validation_scores.rows > 0) print_scores("validation:", result.validation_scores, classifies(result));
+  if (!config.logging.iteration_log.empty())
+    std::printf("  iteration log: %s\n", config.logging.iteration_log.c_str());
+  std::printf("  model: %s\n", config.output.model.c_str());
+}
+
+std::string train_summary_json(const model::TrainResult& result, const model::Config& config) {
+  const model::Network& net = result.network;
+  JsonWriter json;
+  json.begin_object();
+  json.key("task").value(classifies(result) ? "classification" : "regression");
+  json.key("nodes").value(net.nodes()).key("nodes_grown").value(nodes_grown(result));
+  json.key("iterations").value(result.iterations.size());
+  json.key("stop_reason").value(result.stop_reason);
+  json.key("backend").value(net.provenance.backend);
+  json.key("seconds").value(result.seconds).key("setup_seconds").value(result.setup_seconds);
+  json.key("refine_seconds").value(result.refine_seconds);
+  json.key("candidates").value(result.candidates).key("sigma0").value(result.sigma0);
+  json.key("events").strings(result.events);
+  // RMSE in target units for regression; for classification, of the class scores.
+  scores_json(json, "training", result.train_scores, classifies(result));
+  scores_json(json, "validation", result.validation_scores, classifies(result));
+  json.key("model").value(config.output.model);
+  json.key("iteration_log").value(config.logging.iteration_log);
+  json.end_object();
+  return json.str();
+}
+
+}  // namespace rbf::app

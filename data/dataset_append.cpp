@@ -1,0 +1,32 @@
+// Appends a second file's rows, matching class labels by name.
+#include "data/dataset_append.hpp"
+
+#include <map>
+#include <string>
+
+#include "data/errors.hpp"
+
+namespace rbf::data {
+
+void append_rows(Dataset& into, const Dataset& more) {
+  into.x.insert(into.x.end(), more.x.begin(), more.x.end());
+  if (into.task == Task::classification) {
+    // Each file numbers its classes by its own sorted labels: translate by name.
+    std::map<std::string, std::size_t> index;
+    for (std::size_t c = 0; c < into.class_names.size(); ++c) index[into.class_names[c]] = c;
+    for (std::size_t i = 0; i < more.rows; ++i) {
+      const std::string& label = more.class_names[static_cast<std::size_t>(more.y[i])];
+      const auto found = index.find(label);
+      if (found == index.end())
+        throw InputError(more.source + ": class '" + label + "' in target column '" + more.target_names[0] +
+                         "' (data row " + std::to_string(i + 1) + ") does not occur in the training data " +
+                         into.source);
+      into.y.push_back(static_cast<double>(found->second));
+    }
+  } else {
+    into.y.insert(into.y.end(), more.y.begin(), more.y.end());
+  }
+  into.rows += more.rows;
+}
+
+}  // namespace rbf::data

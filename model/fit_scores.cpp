@@ -1,0 +1,43 @@
+// Scoring the kept network on its training and validation rows for the training summary.
+#include "model/fit_scores.hpp"
+
+#include "model/metrics.hpp"
+
+namespace rbf::model {
+
+FitScores score_rows(const Network& net, const data::Dataset& ds, const std::vector<std::size_t>& rows) {
+  FitScores s;
+  if (rows.empty()) return s;
+  s.rows = rows.size();
+  std::vector<double> x;
+  x.reserve(rows.size() * ds.features);
+  for (std::size_t r : rows) x.insert(x.end(), ds.row(r), ds.row(r) + ds.features);
+  std::vector<double> pred;
+  net.predict(x.data(), rows.size(), pred);
+  const std::size_t k = net.outputs;
+  // The truth in the shape of the predictions: the targets, or one-hot classes.
+  std::vector<double> truth(rows.size() * k, 0.0);
+  const bool classify = net.task == data::Task::classification;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (classify) {
+      truth[i * k + static_cast<std::size_t>(ds.y[rows[i]])] = 1.0;
+    } else {
+      for (std::size_t j = 0; j < k; ++j) truth[i * k + j] = ds.y[rows[i] * ds.targets + j];
+    }
+  }
+  s.rmse = pooled_rmse(pred.data(), truth.data(), truth.size());
+  if (classify) {
+    const std::vector<std::size_t> predicted = predicted_classes(pred.data(), rows.size(), k);
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) right += predicted[i] == static_cast<std::size_t>(ds.y[rows[i]]);
+    s.accuracy = static_cast<double>(right) / static_cast<double>(rows.size());
+  } else {
+    const RegressionMetrics m = regression_metrics(pred.data(), truth.data(), rows.size(), k);
+    double sum = 0;
+    for (double r2 : m.r2) sum += r2;
+    s.r2 = sum / static_cast<double>(k);
+  }
+  return s;
+}
+
+}  // namespace rbf::model
