@@ -48,6 +48,9 @@ struct TrainResult {
   double best_val_accuracy = -1;
   std::vector<std::string> events;  // switches and fallbacks, in order
   bool interrupted = false;         // stopped by TrainOptions::stop_requested
+  // Interrupted before a resumed run had rebuilt its model: nothing changed since the
+  // checkpoint it resumed, which stays as it is; `network` is empty.
+  bool resume_unchanged = false;
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;
