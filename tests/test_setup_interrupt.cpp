@@ -1,6 +1,8 @@
 // Tests that a stop asked for during a run's set-up ends it promptly, with many classes too.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include "data/synthetic.hpp"
 #include "model/contracts/cpu_entry_points.hpp"
 #include "model/trainer.hpp"
+#include "model/training_data.hpp"
 #include "model/training_state.hpp"
 
 using namespace rbf;
@@ -156,4 +159,26 @@ TEST_CASE("interrupt: the CPU backend's set-up returns at once after a stop, wit
   // q0 = 1/sqrt(n): q0^T y_j = (rows of class j) / sqrt(n); classes below 1000 have 2 rows.
   CHECK(a[0] == doctest::Approx(2.0 / std::sqrt(static_cast<double>(n))).epsilon(1e-5));
   CHECK(a[k - 1] == doctest::Approx(1.0 / std::sqrt(static_cast<double>(n))).epsilon(1e-5));
+}
+
+TEST_CASE("interrupt: scoring validation with 20,000 classes needs no classes x classes memory") {
+  // Scored before the first iteration and after every one; a confusion matrix of 20,000
+  // classes is 3.2 GB, and filling it kept a stop waiting.
+  constexpr std::size_t k = 20000, nv = 50;
+  model::detail::PreparedData p;
+  p.k = k;
+  p.val_rows.resize(nv);
+  p.y_val_raw.assign(nv * k, 0.0);
+  std::vector<double> scratch(nv * k, 0.0);
+  for (std::size_t i = 0; i < nv; ++i) {
+    const std::size_t truth = (i * 397) % k;
+    p.val_class.push_back(truth);
+    p.y_val_raw[i * k + truth] = 1.0;
+    scratch[i * k + (i % 5 == 0 ? (truth + 1) % k : truth)] = 1.0;  // every fifth row wrong
+  }
+  const model::detail::ValidationScore score = model::detail::score_predictions(p, true, scratch);
+  CHECK(score.accuracy == doctest::Approx(0.8));
+  rusage usage{};
+  REQUIRE(getrusage(RUSAGE_SELF, &usage) == 0);
+  CHECK(usage.ru_maxrss < 1024L * 1024L);  // KiB: under 1 GiB at the peak
 }
