@@ -94,6 +94,9 @@ rbf_cli_test(malformed_csv EXIT 2 STDERR "malformed\\.csv:3:"
   ARGS train --data ${RBF_CLI_DATA}/malformed.csv --target y)
 rbf_cli_test(non_numeric_csv EXIT 2 STDERR "nonnumeric\\.csv:3:2: .*abc"
   ARGS train --data ${RBF_CLI_DATA}/nonnumeric.csv --target y)
+rbf_cli_test(wrong_delimiter_hint EXIT 2
+  STDERR "semicolon\\.csv:1: unknown target column 'y'.*the delimiter may be wrong: try --delimiter ';'"
+  ARGS train --data ${RBF_CLI_DATA}/semicolon.csv --target y --delimiter ,)
 rbf_cli_test(unknown_target_column EXIT 2 STDERR "good\\.csv.*nope"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target nope)
 
