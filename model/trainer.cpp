@@ -8,6 +8,7 @@
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/growth_run.hpp"
+#include "model/training_memory.hpp"
 
 namespace rbf::model {
 
@@ -15,6 +16,7 @@ using detail::GrowthRun;
 
 TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  check_training_memory(dataset, config);  // before the first large allocation, not after it
   if (config.trainer.precision == Precision::float64) return GrowthRun<double>(dataset, config, options).run();
   return GrowthRun<float>(dataset, config, options).run();
 }
