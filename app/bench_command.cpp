@@ -16,6 +16,7 @@
 #include "data/paths.hpp"
 #include "data/synthetic.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
+#include "model/contracts/host_memory.hpp"
 #include "model/trainer.hpp"
 
 namespace rbf::app {
@@ -166,6 +167,16 @@ BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, c
 }  // namespace
 
 int run_bench(const BenchOptions& options) {
+  // The generated data is allocated whole: a --synthetic too large for the machine fails now,
+  // before the output folder is made, not with "out of memory" after a long wait.
+  if (options.synthetic_rows > 0) {
+    const double bytes = static_cast<double>(options.synthetic_rows) *
+                         (static_cast<double>(options.synthetic_dims) + 1.0) * sizeof(double);
+    const std::string shortfall = model::host_memory_shortfall(bytes);
+    if (!shortfall.empty())
+      throw RuntimeError("--synthetic " + std::to_string(options.synthetic_rows) + "," +
+                         std::to_string(options.synthetic_dims) + ": the generated data " + shortfall);
+  }
   // The folder and every file in it are checked before the data is read or any run starts.
   const std::string dir = options.out_dir.empty() ? std::string(".") : options.out_dir;
   data::make_directories(dir, "output folder");

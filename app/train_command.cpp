@@ -187,6 +187,11 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   model::TrainResult result = model::train(dataset, config, options);
   log.finish();
 
+  if (result.resume_unchanged) {
+    std::fprintf(stderr, "rbfnet: interrupted while setting up; %s is unchanged; continue with: rbfnet train --resume %s\n",
+                 resume_from.c_str(), resume_from.c_str());
+    return interrupts.exit_status();
+  }
   model::Network& net = result.network;
   stamp(net);
   if (result.interrupted) {

@@ -70,8 +70,10 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
   phi_.resize(0, 0);
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));
+    // A stop skips the remaining columns (the backend is then only destroyed: backend.hpp).
 #pragma omp parallel for schedule(dynamic, 8) num_threads(threads_)
-    for (long c = 0; c < static_cast<long>(count); ++c) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
+    for (long c = 0; c < static_cast<long>(count); ++c)
+      if (!this->setup_stop_requested()) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
   }
   free_ = stored_ ? MatrixFreeLayout<T>() : make_matrix_free_layout(x_.data(), n_, d_, centers_.data(), count);
   n_norm_.assign(count, T(0));
@@ -121,8 +123,10 @@ void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
   }
   std::fill(used_.begin(), used_.end(), 0);
   z_columns_ = 0;
+  if (this->setup_stop_requested()) return;  // set_candidates may have stopped half-way
   scoring_pass(true, q_.col(0), a_t);
-  z_columns_ = 1;
+  // A pass cut short by a stop leaves no projection history to trust.
+  if (!this->setup_stop_requested()) z_columns_ = 1;
 }
 
 template <typename T>

@@ -18,6 +18,17 @@ std::size_t tile_size(std::size_t active, int threads) {
   const std::size_t per_tile = (active + 4 * static_cast<std::size_t>(threads) - 1) / (4 * static_cast<std::size_t>(threads));
   return std::min<std::size_t>(128, std::max<std::size_t>(8, (per_tile + 7) / 8 * 8));
 }
+
+// A reset's kernel call costs rows x (outputs + 2) multiply-adds per candidate and cannot be
+// interrupted: with thousands of outputs, tiles shrink toward 8 candidates (E is still read
+// once per 8) so that a stop waits for about 2^28 of them per thread, not for 128 candidates.
+constexpr double kResetTileWork = 268435456.0;
+
+std::size_t reset_tile_size(std::size_t tile, std::size_t rows, std::size_t outputs) {
+  const double per_candidate = static_cast<double>(rows) * static_cast<double>(outputs + 2);
+  const auto fits = static_cast<std::size_t>(kResetTileWork / per_candidate);
+  return std::min(tile, std::max<std::size_t>(8, fits / 8 * 8));
+}
 }  // namespace
 
 template <typename T>
@@ -40,7 +51,8 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
   for (std::size_t c = 0; c < count_; ++c)
     if (!used_[c]) active.push_back(c);
   if (active.empty()) return;
-  const std::size_t tile = tile_size(active.size(), threads_);
+  const std::size_t tile =
+      reset ? reset_tile_size(tile_size(active.size(), threads_), np, k) : tile_size(active.size(), threads_);
   const std::size_t tiles = (active.size() + tile - 1) / tile;
   const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
 
@@ -64,6 +76,7 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
 
 #pragma omp for schedule(dynamic, 1)
     for (long i = 0; i < static_cast<long>(tiles); ++i) {
+      if (reset && this->setup_stop_requested()) continue;  // the rest of the tiles are skipped
       const std::size_t first = static_cast<std::size_t>(i) * tile;
       t.candidates = active.data() + first;
       t.tile = std::min(tile, active.size() - first);

@@ -49,6 +49,8 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
       std::fill(g.begin(), g.end(), T(0));
 
       for (std::size_t r0 = 0; r0 < n_; r0 += kRowBlock) {
+        // A reset with thousands of outputs spends seconds on one tile: poll per row block.
+        if (reset && this->setup_stop_requested()) break;
         const std::size_t rows = std::min(kRowBlock, n_ - r0);
         for (std::size_t c = c0; c < c1; ++c) {
           if (used_[c]) continue;

@@ -14,6 +14,7 @@
 #include "data/csv_columns.hpp"
 #include "data/csv_messages.hpp"
 #include "data/csv_tokenizer.hpp"
+#include "data/delimiter_hint.hpp"
 #include "data/errors.hpp"
 #include "data/input_file.hpp"
 #include "data/number_parse.hpp"
@@ -119,7 +120,8 @@ class CsvParser {
       throw csv_error(name_, cursor_.line, why);
     }
     header_line_ = cursor_.line;
-    delimiter_ = options_.delimiter ? options_.delimiter : detect_delimiter(physical_line(cursor_.pos, cursor_.end));
+    header_text_ = physical_line(cursor_.pos, cursor_.end);
+    delimiter_ = options_.delimiter ? options_.delimiter : detect_delimiter(header_text_);
 
     std::unordered_map<std::string, std::size_t> seen;
     CsvField field;
@@ -149,7 +151,13 @@ class CsvParser {
       header_.push_back(std::move(name));
     } while (field.end == FieldEnd::delimiter);
 
-    plan_ = plan_columns(header_, columns_, name_, header_line_);
+    try {
+      plan_ = plan_columns(header_, columns_, name_, header_line_);
+    } catch (const InputError& e) {
+      // "unknown target column 'y'" of a header "x;y" read with ',' is a delimiter problem.
+      if (header_.size() != 1) throw;
+      throw InputError(e.what() + delimiter_hint(header_text_, delimiter_));
+    }
     if (task_ == TaskHint::classification && plan_.target_columns.size() > 1) {
       throw csv_error(name_, header_line_,
                       "classification needs exactly one target column, but " +
@@ -347,9 +355,8 @@ class CsvParser {
     }
     std::string why = quote_for_message(text) + " is not a number in " + where;
     if (target) why += " (the task was set to regression)";
-    if (header_.size() == 1 && text.find_first_of(",;\t") != std::string_view::npos) {
-      why += "; the header has a single column, so the delimiter may be wrong";
-    }
+    if (header_.size() == 1 && text.find_first_of(",;\t|:") != std::string_view::npos)
+      why += delimiter_hint(header_text_, delimiter_);
     return csv_error(name_, line, column + 1, why);
   }
 
@@ -413,6 +420,7 @@ class CsvParser {
 
   CsvCursor cursor_;
   char delimiter_ = ',';
+  std::string_view header_text_;  // the header's physical line, for the delimiter hint
   std::size_t header_line_ = 1;
   std::vector<std::string> header_;
   ColumnPlan plan_;

@@ -239,7 +239,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
     for (Buffer<T>* b : {&rows_aug_, &candidates_aug_, &partial_square_}) b->release();
     phi_ = Buffer<T>(context_, npad_ * count, Placement::device, "the candidate matrix Phi_C");
     tile_columns_ = count;
-    evaluate_columns(0, count, phi_.get());
+    evaluate_stored_columns();
   } else {
     // Tiles of whole scoring groups, as large as the budget (and kMaxTileBytes) allow.
     const double tile_limit = std::min(std::max(limit, 0.0) / 2.0, kMaxTileBytes);

@@ -58,10 +58,15 @@ class CudaBackend final : public model::Backend<T> {
  private:
   // Calls fn(block, first, count) for consecutive column blocks of Phi_C: the stored matrix
   // in one block, or tiles evaluated into scratch memory (matrix-free). Defined in
-  // cuda_backend_internal.hpp, so each file that calls it can instantiate it.
+  // cuda_backend_internal.hpp, so each file that calls it can instantiate it. With
+  // `setup`, it waits for each tile and stops early once set-up is to stop (set_setup_stop);
+  // it returns false then.
   template <typename Fn>
-  void for_each_tile(Fn&& fn);
+  bool for_each_tile(Fn&& fn, bool setup = false);
   void evaluate_columns(std::size_t first, std::size_t count, T* out) const;
+  // Evaluates the whole stored Phi_C in slices, waiting for each, so that a stop during
+  // set-up waits for one slice, not for every column.
+  void evaluate_stored_columns();
   // Matrix-free mode: the fused pass's operands and plan (cuda_matrix_free_pass.cpp).
   void prepare_matrix_free();
   // Prepares the fused pass and times it against reading phi_bytes of a stored Phi_C at the

@@ -15,16 +15,22 @@ inline constexpr std::size_t kInitialValidationColumns = 64;
 // Defined here, not in a .cpp, so each file whose pass calls it can instantiate it.
 template <typename T>
 template <typename Fn>
-void CudaBackend<T>::for_each_tile(Fn&& fn) {
+bool CudaBackend<T>::for_each_tile(Fn&& fn, bool setup) {
   if (stored_) {
     fn(phi_.get(), std::size_t{0}, candidates_);
-    return;
+    return true;
   }
   for (std::size_t first = 0; first < candidates_; first += tile_columns_) {
+    // Launches only queue work: wait for the tile before asking whether to go on.
+    if (setup) {
+      context_.synchronize();
+      if (this->setup_stop_requested()) return false;
+    }
     const std::size_t count = std::min(tile_columns_, candidates_ - first);
     evaluate_columns(first, count, tile_.get());
     fn(tile_.get(), first, count);
   }
+  return true;
 }
 
 }  // namespace rbf::gpu

@@ -23,6 +23,17 @@ void CudaBackend<T>::evaluate_columns(std::size_t first, std::size_t count, T* o
 }
 
 template <typename T>
+void CudaBackend<T>::evaluate_stored_columns() {
+  // About 2^30 multiply-adds per slice: milliseconds on any GPU, so the waits cost nothing.
+  const double per_column = static_cast<double>(npad_) * static_cast<double>(d_ + 1);
+  const std::size_t slice = std::max<std::size_t>(1, static_cast<std::size_t>(1073741824.0 / per_column));
+  for (std::size_t first = 0; first < candidates_ && !this->setup_stop_requested(); first += slice) {
+    evaluate_columns(first, std::min(slice, candidates_ - first), phi_.get() + first * npad_);
+    context_.synchronize();
+  }
+}
+
+template <typename T>
 const T* CudaBackend<T>::candidate_column(std::size_t c) {
   if (stored_) return phi_.get() + c * npad_;
   evaluate_columns(c, 1, column_.get());
@@ -51,8 +62,9 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q0, a_.get(), scratch(),
                                         results_.get(), stream));
   // One pass over Phi_C: q0^T phi_c, phi_c^T E and ||phi_c||^2; without a stored Phi_C,
-  // fused passes when there are few outputs.
-  if (stored_ || !matrix_free_reset()) reset_from_columns(q0);
+  // fused passes when there are few outputs. Skipped when set-up is to stop (set_candidates
+  // may have stopped half-way); `a` is still computed.
+  if (!this->setup_stop_requested() && (stored_ || !matrix_free_reset())) reset_from_columns(q0);
   dependents_marked_ = false;
   std::fill(used_host_.begin(), used_host_.end(), 0);
   history_columns_ = 1;
@@ -76,7 +88,7 @@ void CudaBackend<T>::reset_from_columns(const T* q0) {
   const T* zero = constants_.get() + 1;
   const int npad = as_int(npad_), k = as_int(k_);
   const int ldg = as_int(candidates_);
-  for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
+  const bool whole = for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
     const int cols = as_int(count);
     RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, block, npad, q0, zero,
                                 gq_.get() + first));
@@ -86,7 +98,8 @@ void CudaBackend<T>::reset_from_columns(const T* q0) {
                                             partition_, nullptr, partial_.get(), ldg,
                                             FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr},
                                             stream));
-  });
+  }, /*setup=*/true);
+  if (!whole) return;  // stopped: the statistics stay incomplete (the backend is only destroyed)
   RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_.get(), partition_.splits, gq_.get(),
                                         history(0), stream));
 }
@@ -245,6 +258,7 @@ model::Selection CudaBackend<T>::select_max_residual() {
 
 #define RBF_INSTANTIATE_SCORING_PASS(T)                                               \
   template void CudaBackend<T>::evaluate_columns(std::size_t, std::size_t, T*) const; \
+  template void CudaBackend<T>::evaluate_stored_columns();                            \
   template const T* CudaBackend<T>::candidate_column(std::size_t);                    \
   template void CudaBackend<T>::reset_to_bias(std::vector<double>&);                  \
   template void CudaBackend<T>::reset_from_columns(const T*);                         \

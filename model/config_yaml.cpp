@@ -96,9 +96,15 @@ struct StyleArgument<void (YAML::EventHandler::*)(const YAML::Mark&, const std::
 };
 using EmitterStyleArgument = StyleArgument<decltype(&YAML::EventHandler::OnSequenceStart)>::type;
 
-// Records where the root node of each document of a YAML stream starts, and nothing else.
+// A config nests three levels (section, key, a list value); yaml-cpp's own guard stops at
+// hundreds with the bare message "bad file", and older releases have none (deep recursion).
+constexpr int kMaxNesting = 32;
+
+// Records where the root node of each document of a YAML stream starts, and refuses lists
+// and maps nested deeper than kMaxNesting.
 class DocumentRoots : public YAML::EventHandler {
  public:
+  explicit DocumentRoots(const std::string& name) : name_(name) {}
   std::vector<YAML::Mark> marks;
 
   void OnDocumentStart(const YAML::Mark& mark) override {
@@ -113,19 +119,29 @@ class DocumentRoots : public YAML::EventHandler {
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, EmitterStyleArgument) override {
     node_at(mark);
+    enter(mark);
   }
-  void OnSequenceEnd() override {}
+  void OnSequenceEnd() override { --depth_; }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, EmitterStyleArgument) override {
     node_at(mark);
+    enter(mark);
   }
-  void OnMapEnd() override {}
+  void OnMapEnd() override { --depth_; }
 
  private:
+  void enter(const YAML::Mark& mark) {
+    if (++depth_ <= kMaxNesting) return;
+    throw InputError(at(name_, mark) + "lists and maps are nested " + std::to_string(depth_) +
+                     " levels deep here, more than the " + std::to_string(kMaxNesting) +
+                     " a config may use (it needs 3: section, key, list)");
+  }
   void node_at(const YAML::Mark& mark) {
     if (root_pending_) marks.back() = mark;
     root_pending_ = false;
   }
   bool root_pending_ = false;
+  const std::string& name_;
+  int depth_ = 0;
 };
 
 // A config is one YAML document. YAML::LoadAll cannot say so safely: on a token that no rule
@@ -136,7 +152,7 @@ class DocumentRoots : public YAML::EventHandler {
 void check_single_document(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  DocumentRoots roots;
+  DocumentRoots roots(name);
   while (roots.marks.size() < 3 && parser.HandleNextDocument(roots)) {
     const std::size_t count = roots.marks.size();
     if (count >= 2 && roots.marks[count - 1].pos == roots.marks[count - 2].pos) {

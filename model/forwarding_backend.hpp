@@ -17,6 +17,7 @@ class ForwardingBackend : public Backend<T> {
   explicit ForwardingBackend(std::unique_ptr<Backend<T>> inner) : inner_(std::move(inner)) {}
 
   BackendKind kind() const override { return inner_->kind(); }
+  void set_setup_stop(const std::atomic<bool>* stop) override { inner_->set_setup_stop(stop); }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
     inner_->set_training_data(x, n, d, y, k);
   }

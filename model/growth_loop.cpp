@@ -69,7 +69,7 @@ template <typename T>
 void GrowthRun<T>::open_first_backend(std::unique_ptr<SwitchPolicy>& policy, TrainResult& result) {
   if (policy && (hooks_.cost_models || config_.backend.switch_at_nodes == 0) && starts_on_gpu()) {
     try {
-      backend_ = create(BackendKind::gpu);
+      backend_ = create(BackendKind::gpu, options_.stop_requested);
       policy.reset();
       result.events.push_back("auto: starting on the GPU: even the first iterations are predicted far cheaper there");
       spdlog::info("{}", result.events.back());
@@ -78,7 +78,9 @@ void GrowthRun<T>::open_first_backend(std::unique_ptr<SwitchPolicy>& policy, Tra
       spdlog::warn("{}", result.events.back());
     }
   }
-  if (!backend_) backend_ = create(config_.backend.kind == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu);
+  if (!backend_)
+    backend_ = create(config_.backend.kind == BackendKind::gpu ? BackendKind::gpu : BackendKind::cpu,
+                      options_.stop_requested);
 }
 
 template <typename T>
@@ -262,7 +264,18 @@ TrainResult GrowthRun<T>::run() {
   std::unique_ptr<SwitchPolicy> policy = plan_switch(result);
   open_first_backend(policy, result);
   theta_ = start(*backend_);
+  // Every later pass must finish: replays and rebuilds feed the model that is saved.
+  backend_->set_setup_stop(nullptr);
   r_.set_column(0, {std::sqrt(static_cast<double>(n_))});
+  if (options_.resume && stop_requested(options_.stop_requested)) {
+    // Stopped before the resumed model was rebuilt: nothing is new, and the checkpoint it came
+    // from stays as it is. (A fresh run stops before its first iteration below, with the
+    // bias-only model, whose weights start() computes even when set-up was cut short.)
+    result.stop_reason = "interrupted";
+    result.interrupted = true;
+    result.resume_unchanged = true;
+    return result;
+  }
 
   const double total_sse0 = [&] {
     double s = 0;

@@ -55,7 +55,7 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
 }
 
 template <typename T>
-std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind) {
+std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::atomic<bool>* setup_stop) {
   std::unique_ptr<Backend<T>> b;
   std::function<std::unique_ptr<Backend<T>>(BackendKind)> hook;
   if constexpr (std::is_same<T, float>::value) hook = hooks_.make_float;
@@ -63,6 +63,7 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind) {
   b = hook ? hook(kind) : factory_.template make_backend<T>(kind);
   if (fault_at_ > 0 && b->kind() == BackendKind::gpu)
     b = std::make_unique<FaultInjectingBackend<T>>(std::move(b), fault_at_, &iteration_);
+  b->set_setup_stop(setup_stop);
   b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
   b->set_validation_data(xv_.data(), nv_);
   b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_, candidate_cap_bytes());

@@ -51,8 +51,9 @@ class GrowthRun {
 
  private:
   // A backend of `kind` holding this run's data and candidates: the test hook's when one is
-  // set, else the factory's; GPU backends fail on cue under fault injection.
-  std::unique_ptr<Backend<T>> create(BackendKind kind);
+  // set, else the factory's; GPU backends fail on cue under fault injection. `setup_stop`
+  // (the run's first backend only) lets a stop cut its set-up short (Backend::set_setup_stop).
+  std::unique_ptr<Backend<T>> create(BackendKind kind, const std::atomic<bool>* setup_stop = nullptr);
 
   // Bias-only model on `b`; returns q_0^T Y.
   std::vector<double> start(Backend<T>& b);

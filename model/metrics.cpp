@@ -50,16 +50,18 @@ double pooled_rmse(const double* pred, const double* truth, std::size_t count) {
   return std::sqrt(squared_error(pred, truth, count, 1) / static_cast<double>(count));
 }
 
+double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth) {
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) right += truth[i] == predicted[i];
+  return truth.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(truth.size());
+}
+
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
                                              const std::vector<std::size_t>& truth, std::size_t classes) {
   ClassificationMetrics m;
   m.confusion.assign(classes, std::vector<std::size_t>(classes, 0));
-  std::size_t right = 0;
-  for (std::size_t i = 0; i < truth.size(); ++i) {
-    ++m.confusion[truth[i]][predicted[i]];
-    right += truth[i] == predicted[i];
-  }
-  m.accuracy = truth.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(truth.size());
+  for (std::size_t i = 0; i < truth.size(); ++i) ++m.confusion[truth[i]][predicted[i]];
+  m.accuracy = accuracy(predicted, truth);
   double f1_sum = 0;
   std::size_t present = 0;
   for (std::size_t c = 0; c < classes; ++c) {

@@ -12,6 +12,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "model/contracts/host_memory.hpp"
 #include "model/model_file_format.hpp"
 
 namespace rbf::model {
@@ -60,6 +61,10 @@ Network load_network(const std::string& path) {
   if (file_size > std::numeric_limits<std::size_t>::max()) {
     throw InputError(path + ": the model file is too large for this machine");
   }
+  // A header may claim any size the file has, and a sparse file has it at no cost: without
+  // this, the read below would take the memory or fail with "out of memory" only after a while.
+  const std::string shortfall = host_memory_shortfall(static_cast<double>(file_size));
+  if (!shortfall.empty()) throw InputError(path + ": reading the model file " + shortfall);
 
   std::vector<std::uint8_t> bytes(std::size_t(file_size), 0);
   std::memcpy(bytes.data(), head, head_size);

@@ -9,6 +9,7 @@
 #include "data/split.hpp"
 #include "model/growth_run.hpp"
 #include "model/training_data.hpp"
+#include "model/training_memory.hpp"
 
 namespace rbf::model {
 
@@ -16,6 +17,7 @@ using detail::GrowthRun;
 
 TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  check_training_memory(dataset, config);  // before the first large allocation, not after it
   TrainResult result = config.trainer.precision == Precision::float64
                            ? GrowthRun<double>(dataset, config, options).run()
                            : GrowthRun<float>(dataset, config, options).run();

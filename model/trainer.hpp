@@ -52,6 +52,9 @@ struct TrainResult {
   // The kept network on the training and the validation rows, in target units; not filled
   // in when interrupted.
   FitScores train_scores, validation_scores;
+  // Interrupted before a resumed run had rebuilt its model: nothing changed since the
+  // checkpoint it resumed, which stays as it is; `network` is empty.
+  bool resume_unchanged = false;
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;

@@ -131,7 +131,7 @@ ValidationScore score_predictions(const PreparedData& p, bool classify, std::vec
   // Pooled over all k outputs: for classification, the distance of the scores from one-hot.
   score.rmse = pooled_rmse(scratch.data(), p.y_val_raw.data(), scratch.size());
   if (classify) {
-    score.accuracy = classification_metrics(predicted_classes(scratch.data(), nv, p.k), p.val_class, p.k).accuracy;
+    score.accuracy = accuracy(predicted_classes(scratch.data(), nv, p.k), p.val_class);
   }
   return score;
 }

@@ -336,6 +336,20 @@ TEST_CASE("config: a stray top-level comma is a syntax error and never hangs the
   CHECK(parse_error_in_bounded_time("data: {}\n---\n,\n") == "cfg.yaml:3:1: YAML syntax error: unexpected ','");
 }
 
+TEST_CASE("config: deep nesting names the file, the place and the depth") {
+  // yaml-cpp said only "bad file" at its own limit.
+  const std::string brackets = "trainer:\n  threads: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  CHECK(parse_error(brackets) == "cfg.yaml:2:42: lists and maps are nested 33 levels deep here, more than the 32 a "
+                                 "config may use (it needs 3: section, key, list)");
+  std::string blocks;
+  for (int level = 0; level < 40; ++level) blocks += std::string(2 * level, ' ') + "k:\n";
+  CHECK(contains(parse_error(blocks), "cfg.yaml:33:"));
+  CHECK(contains(parse_error(blocks), "nested 33 levels deep"));
+  // 32 levels are read and refused for what they hold, not for their depth.
+  const std::string deepest = "trainer:\n  threads: " + std::string(30, '[') + std::string(30, ']') + "\n";
+  CHECK(contains(parse_error(deepest), "'trainer.threads' must be"));
+}
+
 TEST_CASE("config: a thread count that would exhaust the process is refused") {
   // 100000 OpenMP threads crashed training; 1024 is more than any machine can use.
   CHECK(parse_error("trainer:\n  threads: 100000\n") ==

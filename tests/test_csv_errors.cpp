@@ -71,6 +71,27 @@ TEST_CASE("csv error: a wrong explicit delimiter is hinted at") {
   CHECK(contains(message, "delimiter may be wrong"));
 }
 
+TEST_CASE("csv error: a file read as one column names the likely delimiter and the flag") {
+  CsvOptions comma;
+  comma.delimiter = ',';
+  // The usual case: a semicolon file read with ','. The target is not found in "a;b;y".
+  CHECK(error_of("a;b;y\n1;2;3\n", target("y"), comma) ==
+        "t.csv:1: unknown target column 'y': the header has no such name (columns: 'a;b;y'); the header has a single "
+        "column, so the delimiter may be wrong: try --delimiter ';' (the header line holds 2 of them)");
+  // Undetected: '|' is none of the three that detection tries.
+  CHECK(contains(error_of("a|b|y\n1|2|3\n", target("y")), "try --delimiter '|' (the header line holds 2 of them)"));
+  // A tab file read with ';'; the flag spells a tab "tab".
+  CsvOptions semicolon;
+  semicolon.delimiter = ';';
+  CHECK(contains(error_of("a\tb\ty\n1\t2\t3\n", target("y"), semicolon), "try --delimiter tab"));
+  // Without a target, the first row is the error; the hint is the same.
+  CHECK(contains(error_of("a;y\n1;2\n", {}, comma), "'1;2' is not a number in column 1 ('a;y'); the header has a "
+                                                      "single column, so the delimiter may be wrong: try --delimiter ';'"));
+  // No separator in sight (a true one-column file), or several columns: no hint.
+  CHECK_FALSE(contains(error_of("a b y\n1 2 3\n", target("y")), "delimiter"));
+  CHECK_FALSE(contains(error_of("a,y\n1,2\n", target("z")), "delimiter"));
+}
+
 TEST_CASE("csv error: non-numeric target with the regression task") {
   const std::string message = error_of("a,y\n1,2\n3,cat\n", target("y"), {}, TaskHint::regression);
   CHECK(starts_with(message, "t.csv:3:2: 'cat' is not a number in target column 2 ('y')"));

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,7 +12,9 @@
 #include <vector>
 
 #include "data/errors.hpp"
+#include "model/contracts/host_memory.hpp"
 #include "model/model_file.hpp"
+#include "model/model_file_format.hpp"
 #include "model/network.hpp"
 #include "tests/model_file_test_support.hpp"
 
@@ -87,6 +91,23 @@ TEST_SUITE("model file") {
                          doctest::Contains((empty + ": not an rbfnet model file").c_str()), InputError);
     CHECK_THROWS_WITH_AS(rbf::model::load_network(dir.path()),
                          doctest::Contains((dir.path() + ": is a directory").c_str()), InputError);
+  }
+
+  TEST_CASE("a sparse model file larger than the memory is refused before it is read") {
+    // A header may claim any size the file has, and a sparse file has it for free.
+    TempDir dir;
+    const std::string path = dir.file("huge.rbfn");
+    Bytes head = rbf::model::detail::serialize_unchecked(make_tiny());
+    head.resize(rbf::model::detail::kHeaderBytes);
+    const double available = static_cast<double>(rbf::model::available_host_memory_bytes());
+    const auto size = static_cast<std::uint64_t>(std::max(2.0 * available, 64.0 * 1024 * 1024 * 1024));
+    set_u64(head, 16, size);
+    write_bytes(path, head);
+    REQUIRE(::truncate(path.c_str(), static_cast<off_t>(size)) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH_AS(rbf::model::load_network(path),
+                         doctest::Contains((path + ": reading the model file needs ").c_str()), InputError);
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5.0);
   }
 
   TEST_CASE("saving into a missing directory or onto a directory is an input error") {

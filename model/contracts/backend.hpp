@@ -7,6 +7,7 @@
 // returns, so host-side timing of a call is honest on asynchronous devices too.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -48,6 +49,14 @@ class Backend {
   virtual BackendKind kind() const = 0;
   // "cpu" or "gpu", for logs and messages.
   std::string name() const { return backend_name(kind()); }
+
+  // Makes set-up (set_candidates and reset_to_bias) poll `stop` between blocks of candidates
+  // and return early once it is set: one pass over thousands of outputs takes minutes, and
+  // SIGINT must not wait for it. After an early return the candidate statistics are
+  // incomplete and the backend may only be destroyed; reset_to_bias still writes `a`.
+  // nullptr (the default) never stops; a caller that needs complete passes (a rebuild)
+  // clears it first.
+  virtual void set_setup_stop(const std::atomic<bool>* stop) { setup_stop_ = stop; }
 
   // Copies the standardized training data: x is n x d, y is n x k, both row-major.
   virtual void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
@@ -122,6 +131,13 @@ class Backend {
   virtual void import_state(const BackendState<T>& /*state*/) {
     throw std::logic_error(name() + " backend cannot import a state");
   }
+
+ protected:
+  // Whether set-up should return now (set_setup_stop).
+  bool setup_stop_requested() const { return stop_requested(setup_stop_); }
+
+ private:
+  const std::atomic<bool>* setup_stop_ = nullptr;
 };
 
 }  // namespace rbf::model

@@ -2,6 +2,7 @@
 // device and memory, and nothing else of the run's configuration.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace rbf::model {
@@ -20,6 +21,12 @@ inline std::string backend_name(BackendKind kind) {
       break;
   }
   return "auto";
+}
+
+// Whether a stop was asked for (SIGINT, SIGTERM): the flag a run's set-up polls between
+// blocks of work. It only goes from false to true during a run; nullptr never stops.
+inline bool stop_requested(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
 }
 
 struct CpuOptions {

@@ -86,6 +86,10 @@ rbf_cli_test(bench_without_data EXIT 2 STDERR "needs --data FILE --target COL or
 rbf_cli_test(bench_bad_synthetic EXIT 2 STDERR "--synthetic must be ROWS,DIMS" ARGS bench --synthetic 1000)
 rbf_cli_test(bench_bad_backend EXIT 2 STDERR "got 'tpu'"
   ARGS bench --synthetic 100,2 --backends cpu,tpu)
+# 8e11 doubles: refused at once (exit 1) with the size, not "out of memory" after a long wait.
+rbf_cli_test(bench_synthetic_beyond_memory EXIT 1
+  STDERR "--synthetic 100000000000,8: the generated data needs [0-9.]+ GiB of memory, but only [0-9.]+ [GM]iB is available"
+  ARGS bench --synthetic 100000000000,8 --backends cpu --out synthetic-beyond-memory)
 
 # --- missing and bad files -------------------------------------------------------------------
 rbf_cli_test(missing_data_file EXIT 2 STDERR "data file 'missing\\.csv' does not exist"
@@ -100,6 +104,9 @@ rbf_cli_test(malformed_csv EXIT 2 STDERR "malformed\\.csv:3:"
   ARGS train --data ${RBF_CLI_DATA}/malformed.csv --target y)
 rbf_cli_test(non_numeric_csv EXIT 2 STDERR "nonnumeric\\.csv:3:2: .*abc"
   ARGS train --data ${RBF_CLI_DATA}/nonnumeric.csv --target y)
+rbf_cli_test(wrong_delimiter_hint EXIT 2
+  STDERR "semicolon\\.csv:1: unknown target column 'y'.*the delimiter may be wrong: try --delimiter ';'"
+  ARGS train --data ${RBF_CLI_DATA}/semicolon.csv --target y --delimiter ,)
 rbf_cli_test(unknown_target_column EXIT 2 STDERR "good\\.csv.*nope"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target nope)
 

@@ -28,6 +28,16 @@ expect() {
 train_small() { "$RBFNET" train --data good.csv --target y --quiet --log-level warn "$@"; }
 model() { train_small --out m.rbfn >/dev/null 2>&1 || fail "cannot train the small model"; }
 same_bytes() { cmp -s "$1" "$2" || fail "$1 was changed"; }
+# stop_within PID SIGNAL SECONDS: sends the signal, waits at most SECONDS for the process to
+# end (killing it and failing after that) and leaves its exit status in $status.
+stop_within() {
+  kill -"$2" "$1"
+  waited=0
+  while kill -0 "$1" 2>/dev/null && [ $waited -lt "$3" ]; do sleep 1; waited=$((waited + 1)); done
+  if kill -0 "$1" 2>/dev/null; then kill -9 "$1"; fail "still running $3 s after SIG$2"; fi
+  wait "$1"
+  status=$?
+}
 
 case $CASE in
 # --- an output never overwrites an input or another output ---------------------------------
@@ -122,17 +132,35 @@ sigint_during_refinement|sigterm_during_refinement)
     >out 2>err &
   pid=$!
   sleep 2
-  kill -$signal $pid
-  waited=0
-  while kill -0 $pid 2>/dev/null && [ $waited -lt 30 ]; do sleep 1; waited=$((waited + 1)); done
-  if kill -0 $pid 2>/dev/null; then kill -9 $pid; fail "still refining 30 s after SIG$signal"; fi
-  wait $pid
-  status=$?
+  stop_within $pid $signal 30
   want=130 && [ $signal = TERM ] && want=143
   [ $status = $want ] || fail "exit status $status after SIG$signal, expected $want"
   grep -q "interrupted after .* continue with: rbfnet train --resume r.rbfn.ckpt" err || fail "no resume hint"
   [ -f r.rbfn.ckpt ] || fail "no checkpoint written"
   [ ! -e r.rbfn ] || fail "an interrupted run wrote the final model" ;;
+# --- ... and the set-up of a run with thousands of classes, fresh or resumed ------------------
+sigint_during_setup)
+  # 2,000 classes on one thread: the first pass over the candidates alone takes half a minute.
+  awk 'BEGIN { srand(5); print "a,b,c,d,y"; for (i = 0; i < 4000; i++) { c = i % 2000;
+    print rand() "," rand() "," rand() "," c / 2000 ",c" c } }' >classes.csv
+  set -- train --data classes.csv --target y --pool 100000 --threads 1 --backend cpu --nodes 5 --out c.rbfn \
+    --quiet --log-level warn
+  "$RBFNET" "$@" >out 2>err &
+  pid=$!
+  sleep 3
+  stop_within $pid INT 10
+  [ $status = 130 ] || fail "exit status $status after SIGINT during set-up, expected 130"
+  grep -q "interrupted after 0 iterations" err || fail "not stopped during set-up"
+  [ -f c.rbfn.ckpt ] || fail "no checkpoint written"
+  cp c.rbfn.ckpt before.ckpt
+  "$RBFNET" "$@" --resume c.rbfn.ckpt >out 2>err &
+  pid=$!
+  sleep 3
+  stop_within $pid TERM 10
+  [ $status = 143 ] || fail "exit status $status after SIGTERM during a resumed set-up, expected 143"
+  grep -q "interrupted while setting up; c.rbfn.ckpt is unchanged; continue with: rbfnet train --resume c.rbfn.ckpt" \
+    err || fail "no message that the checkpoint is unchanged"
+  same_bytes c.rbfn.ckpt before.ckpt ;;
 # --- results are exact and matched by name -------------------------------------------------
 predictions_exact)
   printf 'x,y\n1,1000000123\n2,1000000123\n3,1000000123\n4,1000000123\n' >big.csv

@@ -6,7 +6,7 @@ set(RBF_HOSTILE_CASES
   symlink_kept fifo_out_written_in_place stream_out_written_in_place mode_kept stale_temporary_removed
   fifo_data_read_once dev_zero_data dev_zero_config stdout_full resume_other_problem
   resume_changed_validation_data
-  sigint_during_refinement sigterm_during_refinement predictions_exact evaluate_targets_by_name
+  sigint_during_refinement sigterm_during_refinement sigint_during_setup predictions_exact evaluate_targets_by_name
   na_in_numeric_target)
 if(NOT CMAKE_CROSSCOMPILING)
   foreach(case ${RBF_HOSTILE_CASES})
