@@ -24,45 +24,28 @@
 namespace rbf::cpu::simd {
 namespace {
 
-// The vector and its same-sized integer twin (for masks and exponent bits), by element type
-// and width in bytes (16: SSE2/NEON, 32: AVX2, 64: AVX-512).
+// The signed and unsigned integers of an element's size (for masks and exponent bits; the
+// unsigned ones for bit arithmetic without overflow UB).
+template <typename S>
+struct LaneIntegers;
+template <>
+struct LaneIntegers<float> {
+  typedef std::int32_t I;
+  typedef std::uint32_t U;
+};
+template <>
+struct LaneIntegers<double> {
+  typedef std::int64_t I;
+  typedef std::uint64_t U;
+};
+
+// The vector and its same-sized integer twins, by element type and width in bytes (16:
+// SSE2/NEON, 32: AVX2, 64: AVX-512).
 template <typename S, int Bytes>
-struct VectorTypes;
-template <>
-struct VectorTypes<float, 16> {
-  typedef float V __attribute__((vector_size(16)));
-  typedef std::int32_t I __attribute__((vector_size(16)));
-  typedef std::uint32_t U __attribute__((vector_size(16)));  // bit arithmetic without overflow UB
-};
-template <>
-struct VectorTypes<float, 32> {
-  typedef float V __attribute__((vector_size(32)));
-  typedef std::int32_t I __attribute__((vector_size(32)));
-  typedef std::uint32_t U __attribute__((vector_size(32)));  // bit arithmetic without overflow UB
-};
-template <>
-struct VectorTypes<float, 64> {
-  typedef float V __attribute__((vector_size(64)));
-  typedef std::int32_t I __attribute__((vector_size(64)));
-  typedef std::uint32_t U __attribute__((vector_size(64)));  // bit arithmetic without overflow UB
-};
-template <>
-struct VectorTypes<double, 16> {
-  typedef double V __attribute__((vector_size(16)));
-  typedef std::int64_t I __attribute__((vector_size(16)));
-  typedef std::uint64_t U __attribute__((vector_size(16)));  // bit arithmetic without overflow UB
-};
-template <>
-struct VectorTypes<double, 32> {
-  typedef double V __attribute__((vector_size(32)));
-  typedef std::int64_t I __attribute__((vector_size(32)));
-  typedef std::uint64_t U __attribute__((vector_size(32)));  // bit arithmetic without overflow UB
-};
-template <>
-struct VectorTypes<double, 64> {
-  typedef double V __attribute__((vector_size(64)));
-  typedef std::int64_t I __attribute__((vector_size(64)));
-  typedef std::uint64_t U __attribute__((vector_size(64)));  // bit arithmetic without overflow UB
+struct VectorTypes {
+  typedef S V __attribute__((vector_size(Bytes)));
+  typedef typename LaneIntegers<S>::I I __attribute__((vector_size(Bytes)));
+  typedef typename LaneIntegers<S>::U U __attribute__((vector_size(Bytes)));
 };
 
 template <typename S, int Bytes>
