@@ -8,6 +8,7 @@
 
 #include "cpu/eigen_backend.hpp"
 #include "cpu/gaussian_scoring_kernel.hpp"
+#include "cpu/matrix_free_layout.hpp"
 
 namespace rbf::cpu {
 
@@ -59,15 +60,7 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
 #pragma omp parallel num_threads(threads_)
   {
     std::vector<double> z(tile), nn(reset ? tile : 0), g(reset ? tile * k : 0);
-    GaussianTile<T> t;
-    t.x = free_.x.data();
-    t.x_norm = free_.x_norm.data();
-    t.rows_padded = np;
-    t.d = d_;
-    t.centers = free_.centers.data();
-    t.center_norm = free_.center_norm.data();
-    t.gamma = gamma_.data();
-    t.q = q_padded_.data();
+    GaussianTile<T> t = layout_tile(free_, d_, gamma_.data(), q_padded_.data());
     t.e = reset ? e_padded_.data() : nullptr;
     t.k = k;
     t.z = z.data();

@@ -48,15 +48,7 @@ double measure_matrix_free_gflops(int threads) {
 #pragma omp parallel num_threads(team)
     {
       std::vector<double> z(kTile);
-      GaussianTile<float> t;
-      t.x = layout.x.data();
-      t.x_norm = layout.x_norm.data();
-      t.rows_padded = layout.rows_padded;
-      t.d = kFeatures;
-      t.centers = layout.centers.data();
-      t.center_norm = layout.center_norm.data();
-      t.gamma = gamma.data();
-      t.q = q.data();
+      GaussianTile<float> t = layout_tile(layout, kFeatures, gamma.data(), q.data());
       t.z = z.data();
       t.tile = kTile;
 #pragma omp for schedule(dynamic, 1)

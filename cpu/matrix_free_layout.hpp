@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "cpu/gaussian_scoring_kernel.hpp"
+
 namespace rbf::cpu {
 
 template <typename T>
@@ -25,5 +27,21 @@ struct MatrixFreeLayout {
 template <typename T>
 MatrixFreeLayout<T> make_matrix_free_layout(const T* x, std::size_t n, std::size_t d, const T* centers,
                                             std::size_t count);
+
+// A kernel call's inputs over `layout` (d features): rows, centers, widths and the projection
+// vector; the caller sets the candidates, the residual and the outputs.
+template <typename T>
+GaussianTile<T> layout_tile(const MatrixFreeLayout<T>& layout, std::size_t d, const T* gamma, const T* q) {
+  GaussianTile<T> t;
+  t.x = layout.x.data();
+  t.x_norm = layout.x_norm.data();
+  t.rows_padded = layout.rows_padded;
+  t.d = d;
+  t.centers = layout.centers.data();
+  t.center_norm = layout.center_norm.data();
+  t.gamma = gamma;
+  t.q = q;
+  return t;
+}
 
 }  // namespace rbf::cpu
