@@ -15,7 +15,6 @@ static_assert(kRowPadding % kMatrixFreeRows == 0, "padded rows are whole matrix-
 // The stored pass reads Phi_C at about this share of the memory's peak bandwidth (it runs at
 // the device-to-device copy rate, docs/BENCHMARKS.md).
 constexpr double kStoredPassShareOfPeak = 0.9;
-constexpr double kDecisionBudgetMs = 1000.0;  // one timed pass; the budget never cuts it short
 
 // Peak memory bandwidth in bytes/s from the device's memory clock and bus, 0 when unknown.
 double peak_memory_bandwidth(int device) {
@@ -58,8 +57,8 @@ bool CudaBackend<T>::matrix_free_faster(double phi_bytes) {
   if (!(bandwidth > 0.0)) return false;
   prepare_matrix_free();
   // One pass after a warm-up launch (any vector will do: y's first column).
-  const double fused_ms = best_device_ms(
-      context_.stream(), 1, [&] { matrix_free_pass(y_.get(), partial_.get(), nullptr); }, kDecisionBudgetMs);
+  const double fused_ms =
+      best_device_ms(context_.stream(), 1, [&] { matrix_free_pass(y_.get(), partial_.get(), nullptr); });
   return fused_ms < phi_bytes / bandwidth * 1e3;
 }
 

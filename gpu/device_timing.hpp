@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <limits>
 
 #include "gpu/cuda_check.hpp"
 
@@ -25,9 +26,10 @@ class Event {
 
 // Device time in ms of `enqueue` (work queued on `stream`): the fastest of up to
 // `repetitions` runs after one warm-up (which loads the kernels), stopping early once
-// `budget_ms` of wall time has passed.
+// `budget_ms` of wall time has passed (by default, never).
 template <typename Enqueue>
-double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue, double budget_ms) {
+double best_device_ms(cudaStream_t stream, int repetitions, Enqueue enqueue,
+                      double budget_ms = std::numeric_limits<double>::infinity()) {
   using Clock = std::chrono::steady_clock;
   Event start, stop;
   enqueue();

@@ -55,7 +55,6 @@ __global__ void simt_rows_kernel(const T* __restrict__ xt, std::size_t ldx, int 
   }
   out[d] = T(1);
   out[d + 1] = static_cast<T>(norm2);
-  for (int f = d + 2; f < stride; ++f) out[f] = T(0);
 }
 
 template <typename T>
@@ -78,7 +77,6 @@ __global__ void simt_candidates_kernel(const T* __restrict__ centers, const T* _
   }
   out[d] = static_cast<T>(-scale * norm2);
   out[d + 1] = static_cast<T>(-scale);
-  for (int f = d + 2; f < stride; ++f) out[f] = T(0);
 }
 
 template <typename T>
