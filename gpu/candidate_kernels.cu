@@ -16,6 +16,8 @@ constexpr int kEvalCols = 16;
 constexpr int kEvalDepth = 32;
 constexpr int kEvalRowsPerBlock = kBlock * kEvalRows;
 constexpr int kMaxGridY = 65535;
+// Candidates per block of the statistics update (one per lane of each warp).
+constexpr int kFinishCandidates = 32;
 
 // Exact IEEE operations, never contracted into FMAs: the CPU backend sums the same products
 // in the same order, so both backends see the same distances.
@@ -83,6 +85,22 @@ __global__ void __launch_bounds__(kBlock)
       out[i + static_cast<std::size_t>(col) * ldo] = i < rows ? gauss_exp(-gamma[first + col] * d2) : T(0);
     }
   }
+}
+
+// One column (CGS's candidate, a node off the pool): one thread per row, the same operations
+// in the same order as eval_columns_kernel, so the column is bit for bit the same; the tiled
+// kernel would spend 15 of its 16 columns' work and wait on its loads one feature at a time.
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    eval_one_column_kernel(const T* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
+                           const T* __restrict__ center, const T* __restrict__ gamma, T* __restrict__ out) {
+  const int i = blockIdx.x * kBlock + threadIdx.x;
+  if (i >= padded_rows) return;
+  T acc = T(0);
+#pragma unroll 4
+  for (int k = 0; k < d; ++k) acc = sq_diff_add(acc, __ldg(xt + static_cast<std::size_t>(k) * ldx + i), __ldg(center + k));
+  const T d2 = max(acc, T(0));
+  out[i] = i < rows ? gauss_exp(-__ldg(gamma) * d2) : T(0);
 }
 
 // One block: kScoreColumns candidates x one row chunk. Phi is streamed (evict-first loads),
@@ -181,14 +199,28 @@ __global__ void __launch_bounds__(kBlock)
                          const T* __restrict__ e, std::size_t lde, const long long* __restrict__ rows,
                          const double* __restrict__ sse, ReduceScratch scratch,
                          double* __restrict__ results) {
-  const int c = blockIdx.x * kBlock + threadIdx.x;
+  // kFinishCandidates candidates per block, one per lane: warp w sums the row splits
+  // w, w + kWarps, ... of its lane's candidate, then warp 0 adds the warps' sums in order and
+  // goes on alone. Many warps share the splits, so their loads are in flight together.
+  __shared__ double warp_z[kWarps][kFinishCandidates];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int c = blockIdx.x * kFinishCandidates + lane;
   const int k = stats.k;
   double best = -1.0;
   long long best_index = -1;
-  const unsigned char mark = c < stats.count ? stats.used[c] : kMarkUsed;
+  const unsigned char lane_mark = c < stats.count ? stats.used[c] : kMarkUsed;
+  if (lane_mark == kAvailable && a != nullptr) {
+    double part = 0.0;
+#pragma unroll 4
+    for (int s = warp; s < splits; s += kWarps)
+      part += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
+    warp_z[warp][lane] = part;
+  }
+  __syncthreads();
+  const unsigned char mark = warp == 0 ? lane_mark : kMarkUsed;
   if (mark == kAvailable && a != nullptr) {
     double z = 0.0;
-    for (int s = 0; s < splits; ++s) z += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
+    for (int w = 0; w < kWarps; ++w) z += warp_z[w][lane];
     stats.proj2[c] += z * z;
     history.z[static_cast<std::size_t>(c) * history.ld + history.column] = static_cast<T>(z);
     for (int j = 0; j < k; ++j) stats.g[static_cast<std::size_t>(c) * k + j] -= z * a[j];
@@ -258,6 +290,7 @@ __global__ void finish_reset_kernel(CandidateStats stats, const T* __restrict__ 
   const int c = blockIdx.x * kBlock + threadIdx.x;
   if (c >= stats.count) return;
   double n = 0.0;
+#pragma unroll 8
   for (int s = 0; s < splits; ++s) n += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
   stats.norm2[c] = n;
   const double h0 = static_cast<double>(gq[c]);
@@ -315,6 +348,11 @@ template <typename T>
 cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                 const T* centers, const T* gamma, int first, int count, T* out,
                                 std::size_t ldo, cudaStream_t stream) {
+  if (count == 1) {
+    eval_one_column_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
+        xt, ldx, rows, padded_rows, d, centers + static_cast<std::size_t>(first) * d, gamma + first, out);
+    return cudaGetLastError();
+  }
   const int row_blocks = blocks_for(static_cast<std::size_t>(padded_rows), kEvalRowsPerBlock);
   for (int done = 0; done < count;) {
     const int chunk = std::min(count - done, kMaxGridY * kEvalCols);
@@ -357,7 +395,7 @@ cudaError_t launch_finish_update(const CandidateStats& stats, const T* partial, 
                                  const ReduceScratch& scratch, double* results,
                                  cudaStream_t stream) {
   if (stats.count <= 0) return cudaSuccess;
-  finish_update_kernel<T><<<blocks_for(static_cast<std::size_t>(stats.count), kBlock), kBlock, 0,
+  finish_update_kernel<T><<<blocks_for(static_cast<std::size_t>(stats.count), kFinishCandidates), kBlock, 0,
                             stream>>>(stats, partial, splits, a, history, select, e, lde, rows, sse, scratch,
                                       results);
   return cudaGetLastError();

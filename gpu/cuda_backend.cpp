@@ -89,7 +89,6 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   release_validation();
   for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_}) b->release();
   cgs_partial_.release();
-  cgs_tickets_.release();
   results_.release();
   results_host_.release();
   n_ = npad_ = d_ = k_ = nodes_ = basis_capacity_ = 0;
@@ -219,7 +218,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
                                 "the residual partial sums");
   const std::size_t reduce_slots =
       (2 + std::max<std::size_t>(k_, 1)) *
-      std::max({static_cast<std::size_t>(kReduceBlocks), (count + 255) / 256 + 1, npad_ / kCgsRows});
+      std::max({static_cast<std::size_t>(kReduceBlocks), (count + 31) / 32 + 1, static_cast<std::size_t>(cgs_blocks(as_int(npad_)))});
   reduce_values_ = Buffer<double>(context_, reduce_slots, Placement::device, "reduction scratch");
   reduce_indices_ =
       Buffer<long long>(context_, reduce_slots, Placement::device, "reduction scratch");
@@ -275,8 +274,7 @@ std::size_t CudaBackend<T>::memory_bytes() const {
     total += b->bytes();
   for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_})
     total += b->bytes();
-  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes() +
-         cgs_tickets_.bytes();
+  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes();
 }
 
 // Instantiates the class and the members defined above; the other cuda_*.cpp files

@@ -140,7 +140,6 @@ class CudaBackend final : public model::Backend<T> {
   Buffer<T> q_, h_, a_;
   // CGS's second projection: partial sums per row chunk, and a ticket per column group.
   Buffer<T> cgs_partial_;
-  Buffer<unsigned int> cgs_tickets_;
   std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice
   // z_c = q_j^T phi_c per candidate (row-major candidates x basis_capacity_); the first
   // history_columns_ columns are complete for every unused candidate.

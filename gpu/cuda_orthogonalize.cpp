@@ -1,13 +1,13 @@
 // CUDA CGS2: adding a candidate or an off-pool node to the orthonormal basis Q on the device.
 //
 // h1 = Q^T phi comes from the projection history for an unused candidate (cuBLAS gemv for an
-// off-pool node). Then three kernels, with no copy back between them: u = phi - Q h1 with
-// ||u|| and ||phi|| and the DGKS decision (model/contracts/reorthogonalization.hpp) left on
-// the device; h2 = Q^T u, whose blocks return at once unless the decision asked for it; and
-// u -= Q h2 (again only when asked) with the norms, h and a = q^T E. So Q is read once per
-// candidate node when the first projection is enough (twice for an off-pool node) and three
-// times, as before, when ||u|| < ||phi|| / sqrt(2) calls for the second one; still four
-// kernels and one copy back per node.
+// off-pool node). Then, with no copy back between them: one pass over Q for u = phi - Q h1,
+// ||u||, ||phi||, the DGKS decision (model/contracts/reorthogonalization.hpp) and, from the
+// same tiles while they are in cache, the blocks' shares of h2 = Q^T u; a small kernel that
+// sums the shares (only when the decision asks for the second projection); and u -= Q h2
+// (again only when asked) with the norms, h and a = q^T E. So Q is read once per candidate
+// node when the first projection is enough (twice for an off-pool node) and twice when
+// ||u|| < ||phi|| / sqrt(2) calls for the second one, which is most nodes of RBF growth.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -81,11 +81,9 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
   }
   constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
   RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, ratio2, scratch(),
-                                     results_.get(), stream));
-  // A custom kernel, not cuBLAS's gemv: a gemv cannot be skipped by a flag on the device, and
-  // reading the decision on the host would cost a round trip per node.
-  RBF_CUDA_CHECK(launch_cgs_project(q_.get(), npad_, cols, u, npad, results_.get(), cgs_partial_.get(),
-                                    cgs_tickets_.get(), h2, stream));
+                                     results_.get(), cgs_partial_.get(), stream));
+  // Skipped on the device by the decision: reading it on the host would cost a round trip.
+  RBF_CUDA_CHECK(launch_cgs_reduce(cgs_partial_.get(), npad, cols, results_.get(), h2, stream));
   const bool fuse_a = k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
   RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
                                    npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
@@ -134,10 +132,8 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
     history_ = std::move(z);
   }
   h_ = Buffer<T>(context_, 2 * capacity, Placement::device, "CGS2 coefficients");
-  cgs_partial_ = Buffer<T>(context_, static_cast<std::size_t>(cgs_project_splits(as_int(npad_))) * capacity,
+  cgs_partial_ = Buffer<T>(context_, static_cast<std::size_t>(cgs_blocks(as_int(npad_))) * capacity,
                            Placement::device, "CGS2 partial sums");
-  cgs_tickets_ = Buffer<unsigned int>(context_, static_cast<std::size_t>(cgs_project_groups(as_int(capacity))),
-                                      Placement::device, "CGS2 tickets");
   // The results keep their values (a after add_node) across the growth.
   Buffer<double> results(context_, h_offset_ + capacity, Placement::device, "call results");
   if (!results_.empty())

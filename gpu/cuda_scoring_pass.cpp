@@ -115,10 +115,14 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   // With a from add_node, the launch over a stored Phi_C also does E -= q a^T and sums E^2
   // (the matrix-free pass leaves E alone).
   const bool fused = statistics && a_ready_ && stored_;
-  if (!fused) {
+  if (!fused && a_ready_) {
+    // a = q^T E from CGS's last pass, still on the device: no gemv.
+    RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, static_cast<const double*>(a_device),
+                                          scratch(), results_.get(), stream));
+  } else if (!fused) {
     RBF_CUBLAS_CHECK(blas::gemv(context_.blas(), CUBLAS_OP_T, npad, k, constants_.get(), e_.get(),
                                 npad, q, constants_.get() + 1, a_.get()));
-    RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, a_.get(), scratch(),
+    RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, static_cast<const T*>(a_.get()), scratch(),
                                           results_.get(), stream));
   }
   a_ready_ = false;

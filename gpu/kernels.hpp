@@ -32,24 +32,27 @@ constexpr std::size_t kRowPadding = 64;
 constexpr int kScoreColumns = 8;
 // Blocks of the row-wise reductions (fixed, so results do not depend on the device).
 constexpr int kReduceBlocks = 512;
-// Rows per block of CGS2's fused passes (one block per kCgsRows rows; kRowPadding multiple).
-constexpr int kCgsRows = 32;
-// CGS's second projection h2 = Q^T u in tiles of kCgsProjectCols columns x kCgsProjectRows
-// rows (a kRowPadding multiple). The row split, and so the summation order, depends on the
-// padded row count alone; at most kCgsProjectBlocks blocks loop over the tiles, so a launch
-// whose flag says "no second projection" costs a few idle blocks, whatever Q's size.
-constexpr int kCgsProjectCols = 8;
-constexpr int kCgsProjectRows = 4096;
-constexpr int kCgsProjectBlocks = 1024;
-inline int cgs_project_splits(int padded_rows) {
-  return (padded_rows + kCgsProjectRows - 1) / kCgsProjectRows;
+// CGS2's passes over Q work on tiles of 128 cgs_tile_vectors(padded rows) rows (each lane
+// loads that many 16-byte vectors of 4 rows per column), looped over by cgs_blocks(padded
+// rows) blocks, each taking the same number of tiles (but the last). Both depend on the row
+// count alone, so the sums have the same order on every device. Long tiles (2 KB per column)
+// make the reads of Q faster once there are rows enough for a few blocks per multiprocessor;
+// below that, short tiles keep more blocks busy.
+constexpr int kCgsLongTileRows = 131072;
+constexpr int kCgsBlocks = 1024;
+inline int cgs_tile_vectors(int padded_rows) { return padded_rows >= kCgsLongTileRows ? 4 : 1; }
+inline int cgs_blocks(int padded_rows) {
+  const int tile_rows = 128 * cgs_tile_vectors(padded_rows);
+  const int tiles = (padded_rows + tile_rows - 1) / tile_rows;
+  if (tiles <= 1) return 1;
+  const int per_block = (tiles + kCgsBlocks - 1) / kCgsBlocks;
+  return (tiles + per_block - 1) / per_block;
 }
-inline int cgs_project_groups(int cols) { return (cols + kCgsProjectCols - 1) / kCgsProjectCols; }
 
 // Scratch for deterministic two-level reductions: each block writes its value, the last
 // block to finish (counted by a ticket) combines them in a fixed order.
 struct ReduceScratch {
-  double* values;         // (2 + k) * max(kReduceBlocks, padded rows / kCgsRows, candidates / 256 + 1)
+  double* values;         // (2 + k) * max(kReduceBlocks, cgs_blocks(padded rows), candidates / 32 + 1)
   long long* indices;     // same count
   unsigned int* tickets;  // kTicketCount counters, zero between launches
 };
@@ -163,32 +166,30 @@ template <typename T>
 cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream);
 
 // E -= q a^T (E padded_rows x k, column-major), then results[kResidualNorm2] = ||E||_F^2 and
-// results[kResultA + j] = a[j].
-template <typename T>
+// results[kResultA + j] = a[j]. A is T, or double for a in the call results (a may alias them).
+template <typename T, typename A>
 cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k, const T* q,
-                                   const T* a, const ReduceScratch& scratch, double* results,
+                                   const A* a, const ReduceScratch& scratch, double* results,
                                    cudaStream_t stream);
 
 // CGS's first pass: u = phi - Q h (Q padded_rows x cols, column-major) and, in the same
 // launch, mark_used[0] = 1 (when not null), results[kNormPhi] = ||phi||, results[kNormPhi2]
 // = ||phi||^2 and the DGKS decision results[kReorthogonalize] = 1 unless
 // ||u||^2 >= ratio2 ||phi||^2 (ratio2: model::kReorthogonalizeRatio squared, from the host).
+// From the same read of Q it also leaves each block's share of h2 = Q^T u in partial
+// (cgs_blocks(padded_rows) x cols, column-major), for launch_cgs_reduce.
 template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
                                 T* u, int padded_rows, unsigned char* mark_used, double ratio2,
-                                const ReduceScratch& scratch, double* results,
+                                const ReduceScratch& scratch, double* results, T* partial,
                                 cudaStream_t stream);
 
 // CGS's second projection, only when results[kReorthogonalize] is set (the blocks return at
-// once otherwise, reading nothing): h2 = Q^T u, summed per row chunk into partial
-// (cgs_project_splits(padded_rows) x cols) and then, by the last chunk of each column group
-// to finish (counted in tickets, cgs_project_groups(cols) counters, zero between launches),
-// over the chunks in order. Deterministic, like cuBLAS's gemv it replaces, which could not
-// be skipped from the device.
+// once otherwise): h2[j] = the sum of the first pass's partials of column j, in block order.
+// Deterministic, and Q is not read again for it.
 template <typename T>
-cudaError_t launch_cgs_project(const T* q, std::size_t ldq, int cols, const T* u, int padded_rows,
-                               const double* results, T* partial, unsigned int* tickets, T* h2,
-                               cudaStream_t stream);
+cudaError_t launch_cgs_reduce(const T* partial, int padded_rows, int cols, const double* results, T* h2,
+                              cudaStream_t stream);
 
 // CGS's last pass: u -= Q h2 when results[kReorthogonalize] is set (Q is not read otherwise),
 // then results[kNormU] = ||u||, results[kDependent] = 1 unless ||u||^2 > tol ||phi||^2 (the

@@ -84,6 +84,7 @@ __global__ void sum_splits_kernel(const T* __restrict__ partial, int splits, int
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= count) return;
   T sum = T(0);
+#pragma unroll 8
   for (int s = 0; s < splits; ++s) sum += partial[static_cast<std::size_t>(s) * count + c];
   dest[c] = sum;
 }

@@ -17,17 +17,17 @@ __global__ void fill_prefix_kernel(T* __restrict__ v, int padded_rows, int rows,
   if (i < padded_rows) v[i] = i < rows ? value : T(0);
 }
 
-template <typename T>
+template <typename T, typename A>
 __global__ void __launch_bounds__(kBlock)
     residual_update_kernel(T* __restrict__ e, std::size_t lde, int padded_rows, int k,
-                           const T* __restrict__ q, const T* __restrict__ a, ReduceScratch scratch,
+                           const T* __restrict__ q, const A* a, ReduceScratch scratch,
                            double* __restrict__ results) {
   double sum = 0.0;
   for (int i = blockIdx.x * kBlock + threadIdx.x; i < padded_rows; i += gridDim.x * kBlock) {
     const T qi = q[i];
     for (int j = 0; j < k; ++j) {
       T* p = e + i + static_cast<std::size_t>(j) * lde;
-      const T v = *p - qi * a[j];
+      const T v = *p - qi * static_cast<T>(a[j]);
       *p = v;
       sum += static_cast<double>(v) * static_cast<double>(v);
     }
@@ -43,53 +43,183 @@ __global__ void __launch_bounds__(kBlock)
   for (int j = threadIdx.x; j < k; j += kBlock) results[kResultA + j] = static_cast<double>(a[j]);
 }
 
-// (Q h)_i for the kCgsRows rows of this block: the block's warps split the columns (warp w
-// sums columns w, w + kWarps, ... in ascending order, four loads in flight), lanes are rows,
-// then warp 0 adds the warps' sums in order. Many small blocks keep enough loads in flight
-// for any row count. The result is valid in warp 0.
+// Four consecutive rows of one column per lane, as 16-byte loads; zeros past the last row.
 template <typename T>
-__device__ __forceinline__ T rows_times(const T* __restrict__ q, std::size_t ldq, int cols,
-                                        const T* __restrict__ h, int i) {
-  __shared__ T warp_sums[kWarps][32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  T acc = T(0);
-  int j = warp;
-  for (; j + 3 * kWarps < cols; j += 4 * kWarps) {
-    const T q0 = q[i + static_cast<std::size_t>(j) * ldq];
-    const T q1 = q[i + static_cast<std::size_t>(j + kWarps) * ldq];
-    const T q2 = q[i + static_cast<std::size_t>(j + 2 * kWarps) * ldq];
-    const T q3 = q[i + static_cast<std::size_t>(j + 3 * kWarps) * ldq];
-    acc = fma(q0, __ldg(h + j), acc);
-    acc = fma(q1, __ldg(h + j + kWarps), acc);
-    acc = fma(q2, __ldg(h + j + 2 * kWarps), acc);
-    acc = fma(q3, __ldg(h + j + 3 * kWarps), acc);
-  }
-  for (; j < cols; j += kWarps) acc = fma(q[i + static_cast<std::size_t>(j) * ldq], __ldg(h + j), acc);
-  warp_sums[warp][lane] = acc;
-  __syncthreads();
-  T total = T(0);
-  if (warp == 0)
-    for (int w = 0; w < kWarps; ++w) total += warp_sums[w][lane];
-  return total;
+struct Rows4 {
+  T v[4];
+};
+__device__ __forceinline__ Rows4<float> load_rows4(const float* p, bool valid) {
+  const float4 x = valid ? *reinterpret_cast<const float4*>(p) : make_float4(0.f, 0.f, 0.f, 0.f);
+  return Rows4<float>{{x.x, x.y, x.z, x.w}};
+}
+__device__ __forceinline__ Rows4<double> load_rows4(const double* p, bool valid) {
+  const double2 x = valid ? reinterpret_cast<const double2*>(p)[0] : make_double2(0.0, 0.0);
+  const double2 y = valid ? reinterpret_cast<const double2*>(p)[1] : make_double2(0.0, 0.0);
+  return Rows4<double>{{x.x, x.y, y.x, y.y}};
 }
 
-// The first pass also sums ||u||^2 and ||phi||^2 and takes the DGKS decision on the device,
-// so the second projection and the last pass can skip their reads of Q without a copy back.
-template <typename T>
+// Lane l's rows of a tile of V vectors per lane: for v < V, rows 128 v + 4 l .. 128 v + 4 l + 3,
+// so each of a warp's loads is 512 contiguous bytes.
+__device__ __forceinline__ int lane_row(int v, int lane) { return 128 * v + 4 * lane; }
+
+// Shapes of CGS's tiles of V vectors per lane: kRows rows, kRowsPerThread of them per thread in
+// the row-wise steps (thread t: rows t, t + kBlock, ...), and kColumns columns in flight in
+// tile_times (8 loads per lane either way), kProject in tile_project.
+template <int V>
+struct CgsTile {
+  static constexpr int kRows = 128 * V;
+  static constexpr int kRowsPerThread = (kRows + kBlock - 1) / kBlock;
+  static constexpr int kColumns = 8 / V;
+  static constexpr int kProject = V == 1 ? 4 : 1;
+};
+
+// (Q h) for the tile's rows from row0: warp w sums columns w, w + kWarps, ... in ascending
+// order, CgsTile<V>::kColumns columns in flight; then the warps' sums are added in warp order.
+// Thread t gets rows row0 + t, row0 + t + kBlock, ... (those in the tile). Ends with the
+// block's barrier: `sums` is free again after the caller's next barrier.
+template <int V, typename T>
+__device__ __forceinline__ void tile_times(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ h,
+                                           int row0, int padded_rows, T (*sums)[CgsTile<V>::kRows],
+                                           T (&out)[CgsTile<V>::kRowsPerThread]) {
+  constexpr int kC = CgsTile<V>::kColumns;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const T* base = q + row0;
+  bool valid[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) valid[v] = row0 + lane_row(v, lane) < padded_rows;
+  T acc[V][4];
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc[v][r] = T(0);
+  int j = warp;
+  for (; j + (kC - 1) * kWarps < cols; j += kC * kWarps) {
+    Rows4<T> x[kC][V];
+#pragma unroll
+    for (int c = 0; c < kC; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        x[c][v] = load_rows4(base + static_cast<std::size_t>(j + c * kWarps) * ldq + lane_row(v, lane), valid[v]);
+#pragma unroll
+    for (int c = 0; c < kC; ++c) {
+      const T hj = __ldg(h + j + c * kWarps);
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[v][r] = fma(x[c][v].v[r], hj, acc[v][r]);
+    }
+  }
+  for (; j < cols; j += kWarps) {
+    const T hj = __ldg(h + j);
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const Rows4<T> x = load_rows4(base + static_cast<std::size_t>(j) * ldq + lane_row(v, lane), valid[v]);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[v][r] = fma(x.v[r], hj, acc[v][r]);
+    }
+  }
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) sums[warp][lane_row(v, lane) + r] = acc[v][r];
+  __syncthreads();
+#pragma unroll
+  for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+    const int r = static_cast<int>(threadIdx.x) + part * kBlock;
+    T total = T(0);
+    if (r < CgsTile<V>::kRows)
+      for (int w = 0; w < kWarps; ++w) total += sums[w][r];
+    out[part] = total;
+  }
+}
+
+// h2's share of one tile: for each of the warp's columns j (w, w + kWarps, ...), the sum over
+// the tile's rows of q_ij u_i is added to column j's partial of this block (only this warp
+// touches it). The same warp read these columns of the tile a moment before, so the loads are
+// served by the cache.
+template <int V, typename T>
+__device__ __forceinline__ void tile_project(const T* __restrict__ q, std::size_t ldq, int cols,
+                                             const T* __restrict__ u_tile, int row0, int padded_rows, bool first,
+                                             T* __restrict__ partial, int blocks) {
+  constexpr int kP = CgsTile<V>::kProject;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const T* base = q + row0;
+  bool valid[V];
+  T u[V][4];
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    valid[v] = row0 + lane_row(v, lane) < padded_rows;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) u[v][r] = u_tile[lane_row(v, lane) + r];
+  }
+  int j = warp;
+  for (; j < cols; j += kP * kWarps) {
+    T s[kP];
+#pragma unroll
+    for (int c = 0; c < kP; ++c) {
+      s[c] = T(0);
+      if (j + c * kWarps >= cols) continue;
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const Rows4<T> x = load_rows4(base + static_cast<std::size_t>(j + c * kWarps) * ldq + lane_row(v, lane), valid[v]);
+#pragma unroll
+        for (int r = 0; r < 4; ++r) s[c] = fma(x.v[r], u[v][r], s[c]);
+      }
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+#pragma unroll
+      for (int c = 0; c < kP; ++c) s[c] += __shfl_xor_sync(0xffffffffu, s[c], offset);
+    if (lane == 0)
+#pragma unroll
+      for (int c = 0; c < kP; ++c) {
+        if (j + c * kWarps >= cols) break;
+        T* p = partial + static_cast<std::size_t>(j + c * kWarps) * blocks + blockIdx.x;
+        *p = first ? s[c] : *p + s[c];
+      }
+  }
+}
+
+// CGS's first pass over Q, one read: u = phi - Q h1 and, from the same tiles while they are in
+// cache, each block's share of h2 = Q^T u (summed by cgs_reduce_kernel). The pass also sums
+// ||u||^2 and ||phi||^2 and takes the DGKS decision on the device, so the last pass can skip
+// its read of Q without a copy back. A fixed number of blocks (cgs_blocks) loops over the
+// tiles (cgs_tile_vectors), so every sum has one order whatever the device, and a block's
+// barriers and reductions are paid once per block, not once per tile.
+template <int V, typename T>
 __global__ void __launch_bounds__(kBlock)
     cgs_subtract_kernel(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ h,
-                        const T* __restrict__ phi, T* __restrict__ u, unsigned char* __restrict__ mark_used,
-                        double ratio2, ReduceScratch scratch, double* __restrict__ results) {
+                        const T* __restrict__ phi, T* __restrict__ u, int padded_rows,
+                        unsigned char* __restrict__ mark_used, double ratio2, ReduceScratch scratch,
+                        double* __restrict__ results, T* __restrict__ partial) {
+  constexpr int kRows = CgsTile<V>::kRows;
+  __shared__ __align__(16) T sums[kWarps][kRows];
+  __shared__ __align__(16) T u_tile[kRows];
   if (mark_used != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *mark_used = 1;
-  const int i = blockIdx.x * kCgsRows + (threadIdx.x & 31);
-  const T qh = rows_times(q, ldq, cols, h, i);
+  const int tiles = (padded_rows + kRows - 1) / kRows;
   double su = 0.0, sp = 0.0;
-  if (threadIdx.x < 32) {
-    const T p = phi[i];
-    const T w = p - qh;
-    u[i] = w;
-    su = static_cast<double>(w) * static_cast<double>(w);
-    sp = static_cast<double>(p) * static_cast<double>(p);
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int row0 = tile * kRows;
+    T qh[CgsTile<V>::kRowsPerThread];
+    tile_times<V>(q, ldq, cols, h, row0, padded_rows, sums, qh);
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      if (r >= kRows) continue;
+      T w = T(0);
+      if (i < padded_rows) {
+        const T p = phi[i];
+        w = p - qh[part];
+        u[i] = w;
+        su += static_cast<double>(w) * static_cast<double>(w);
+        sp += static_cast<double>(p) * static_cast<double>(p);
+      }
+      u_tile[r] = w;
+    }
+    __syncthreads();
+    tile_project<V>(q, ldq, cols, u_tile, row0, padded_rows, tile == static_cast<int>(blockIdx.x), partial,
+                 static_cast<int>(gridDim.x));
+    __syncthreads();  // sums and u_tile are reused by the next tile
   }
   // Slots: 0 = ||u||^2, 1 = ||phi||^2; each gridDim.x wide.
   const int blocks = gridDim.x;
@@ -111,108 +241,74 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// One tile per loop trip: kCgsProjectCols columns x one chunk of kCgsProjectRows rows, with
-// 16-byte loads (columns start 16-byte aligned, chunks end on kRowPadding multiples). Warp w
-// of the group's last tile to finish sums column w's chunk partials, lanes striding the
-// chunks, then a fixed shuffle order: the same sums on every run and device.
+// h2[j] = the blocks' partials of column j (stored column by column), summed in a fixed order
+// in double: lane l takes blocks l, l + 32, ..., then a shuffle tree. One warp per column;
+// only when the first pass asked for a second projection.
 template <typename T>
 __global__ void __launch_bounds__(kBlock)
-    cgs_project_kernel(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ u,
-                       int padded_rows, int splits, int groups, const double* __restrict__ results,
-                       T* __restrict__ partial, unsigned int* __restrict__ tickets, T* __restrict__ h2) {
-  static_assert(kCgsProjectCols == kWarps, "one warp combines each column of a group");
+    cgs_reduce_kernel(const T* __restrict__ partial, int blocks, int cols, const double* __restrict__ results,
+                      T* __restrict__ h2) {
   if (results[kReorthogonalize] == 0.0) return;
-  using V = typename Vec16<T>::type;
-  constexpr int kChunk = kCgsProjectRows / Vec16<T>::width;  // vectors per row chunk
-  __shared__ T sums[kWarps][kCgsProjectCols];
-  __shared__ bool last;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int vecs = padded_rows / Vec16<T>::width;
-  const V* uv = reinterpret_cast<const V*>(u);
-  for (int tile = blockIdx.x; tile < groups * splits; tile += gridDim.x) {
-    const int group = tile / splits, split = tile % splits;
-    const int col0 = group * kCgsProjectCols;
-    const V* columns[kCgsProjectCols];
-    bool active[kCgsProjectCols];
-#pragma unroll
-    for (int j = 0; j < kCgsProjectCols; ++j) {
-      active[j] = col0 + j < cols;
-      columns[j] = reinterpret_cast<const V*>(q + static_cast<std::size_t>(active[j] ? col0 + j : 0) * ldq);
-    }
-    T acc[kCgsProjectCols];
-#pragma unroll
-    for (int j = 0; j < kCgsProjectCols; ++j) acc[j] = T(0);
-    const int v_end = min(vecs, (split + 1) * kChunk);
-    for (int v = split * kChunk + threadIdx.x; v < v_end; v += kBlock) {
-      const V uu = __ldg(uv + v);
-#pragma unroll
-      for (int j = 0; j < kCgsProjectCols; ++j)
-        if (active[j]) acc[j] = dot_acc(columns[j][v], uu, acc[j]);
-    }
-    __syncthreads();  // the previous tile is done with sums and last
-#pragma unroll
-    for (int j = 0; j < kCgsProjectCols; ++j) {
-      T s = acc[j];
-      for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_down_sync(0xffffffffu, s, offset);
-      if (lane == 0) sums[warp][j] = s;
-    }
-    __syncthreads();
-    if (threadIdx.x < kCgsProjectCols && col0 + static_cast<int>(threadIdx.x) < cols) {
-      T s = T(0);
-      for (int w = 0; w < kWarps; ++w) s += sums[w][threadIdx.x];
-      partial[static_cast<std::size_t>(split) * cols + col0 + threadIdx.x] = s;
-      __threadfence();  // published before the ticket below counts this tile
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(tickets + group, 1u) == static_cast<unsigned int>(splits - 1);
-    __syncthreads();
-    if (!last) continue;
-    const int col = col0 + warp;
-    if (col < cols) {
-      double s = 0.0;
-      for (int p = lane; p < splits; p += 32)
-        s += static_cast<double>(load_coherent(partial + static_cast<std::size_t>(p) * cols + col));
-      for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_down_sync(0xffffffffu, s, offset);
-      if (lane == 0) h2[col] = static_cast<T>(s);
-    }
-    if (threadIdx.x == 0) tickets[group] = 0;
-  }
+  const int lane = threadIdx.x & 31;
+  const int j = blockIdx.x * kWarps + (threadIdx.x >> 5);
+  if (j >= cols) return;
+  const T* column = partial + static_cast<std::size_t>(j) * blocks;
+  double s = 0.0;
+#pragma unroll 4
+  for (int b = lane; b < blocks; b += 32) s += static_cast<double>(column[b]);
+  for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  if (lane == 0) h2[j] = static_cast<T>(s);
 }
 
-template <typename T>
+// CGS's last pass: u -= Q h2 when the first pass asked for it, ||u||^2 and (fused) u^T E,
+// over the same fixed blocks and tiles as the first pass.
+template <int V, typename T>
 __global__ void __launch_bounds__(kBlock)
     cgs_finish_kernel(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ h1,
-                      const T* __restrict__ h2, T* __restrict__ u, const T* __restrict__ e,
+                      const T* __restrict__ h2, T* __restrict__ u, int padded_rows, const T* __restrict__ e,
                       std::size_t lde, int k, double tol, ReduceScratch scratch,
                       double* __restrict__ results, int h_offset) {
+  constexpr int kRows = CgsTile<V>::kRows;
+  __shared__ __align__(16) T sums[kWarps][kRows];
   const int fused = e != nullptr ? k : 0;
-  const int i = blockIdx.x * kCgsRows + (threadIdx.x & 31);
-  // The same value in every thread, so the branch (and rows_times' barrier) is block-uniform.
+  const int tiles = (padded_rows + kRows - 1) / kRows;
+  // The same value in every thread, so the branch (and tile_times' barrier) is block-uniform.
   const bool again = results[kReorthogonalize] != 0.0;
-  const T qh = again ? rows_times(q, ldq, cols, h2, i) : T(0);
-  double su = 0.0, v = 0.0;
-  if (threadIdx.x < 32) {
-    const T w = u[i] - qh;
-    if (again) u[i] = w;
-    v = static_cast<double>(w);
-    su = v * v;
+  double su = 0.0;
+  double ue[kMaxFusedOutputs];
+  for (int j = 0; j < kMaxFusedOutputs; ++j) ue[j] = 0.0;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int row0 = tile * kRows;
+    T qh[CgsTile<V>::kRowsPerThread];
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) qh[part] = T(0);
+    if (again) tile_times<V>(q, ldq, cols, h2, row0, padded_rows, sums, qh);
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      if (r >= kRows || i >= padded_rows) continue;
+      const T w = u[i] - qh[part];
+      if (again) u[i] = w;
+      const double v = static_cast<double>(w);
+      su += v * v;
+      for (int j = 0; j < fused; ++j) ue[j] += v * static_cast<double>(e[i + static_cast<std::size_t>(j) * lde]);
+    }
+    if (again) __syncthreads();  // tile_times' sums are reused by the next tile
   }
   // Slots: 0 = ||u||^2, 1 + j = u^T e_j; each gridDim.x wide.
   const int blocks = gridDim.x;
   su = block_sum(su);
   if (threadIdx.x == 0) scratch.values[blockIdx.x] = su;
   for (int j = 0; j < fused; ++j) {
-    double ue = threadIdx.x < 32 ? v * static_cast<double>(e[i + static_cast<std::size_t>(j) * lde]) : 0.0;
-    ue = block_sum(ue);
-    if (threadIdx.x == 0) scratch.values[(1 + j) * blocks + blockIdx.x] = ue;
+    const double s = block_sum(ue[j]);
+    if (threadIdx.x == 0) scratch.values[(1 + j) * blocks + blockIdx.x] = s;
   }
   if (!last_block_done(scratch.tickets + 2)) return;
   const double nu2 = combine_sums(scratch.values, blocks);
   const double np2 = results[kNormPhi2];
   const double nu = sqrt(nu2);
   for (int j = 0; j < fused; ++j) {
-    const double ue = combine_sums(scratch.values + (1 + j) * blocks, blocks);
-    if (threadIdx.x == 0) results[kResultA + j] = ue / nu;
+    const double s = combine_sums(scratch.values + (1 + j) * blocks, blocks);
+    if (threadIdx.x == 0) results[kResultA + j] = s / nu;
   }
   if (threadIdx.x == 0) {
     results[kNormU] = nu;
@@ -261,11 +357,11 @@ cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStr
   return cudaGetLastError();
 }
 
-template <typename T>
+template <typename T, typename A>
 cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k, const T* q,
-                                   const T* a, const ReduceScratch& scratch, double* results,
+                                   const A* a, const ReduceScratch& scratch, double* results,
                                    cudaStream_t stream) {
-  residual_update_kernel<T><<<reduce_blocks(padded_rows), kBlock, 0, stream>>>(
+  residual_update_kernel<T, A><<<reduce_blocks(padded_rows), kBlock, 0, stream>>>(
       e, lde, padded_rows, k, q, a, scratch, results);
   return cudaGetLastError();
 }
@@ -273,24 +369,21 @@ cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k
 template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
                                 T* u, int padded_rows, unsigned char* mark_used, double ratio2,
-                                const ReduceScratch& scratch, double* results,
+                                const ReduceScratch& scratch, double* results, T* partial,
                                 cudaStream_t stream) {
-  cgs_subtract_kernel<T><<<padded_rows / kCgsRows, kBlock, 0, stream>>>(
-      q, ldq, cols, h, phi, u, mark_used, ratio2, scratch, results);
+  if (padded_rows % 4 != 0 || ldq % 4 != 0 || cols <= 0) return cudaErrorInvalidValue;
+  auto kernel = cgs_tile_vectors(padded_rows) == 4 ? cgs_subtract_kernel<4, T> : cgs_subtract_kernel<1, T>;
+  kernel<<<cgs_blocks(padded_rows), kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2,
+                                                         scratch, results, partial);
   return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launch_cgs_project(const T* q, std::size_t ldq, int cols, const T* u, int padded_rows,
-                               const double* results, T* partial, unsigned int* tickets, T* h2,
-                               cudaStream_t stream) {
-  if (padded_rows % kRowPadding != 0 || ldq % kRowPadding != 0) return cudaErrorInvalidValue;
-  const int splits = cgs_project_splits(padded_rows), groups = cgs_project_groups(cols);
-  const long long tiles = static_cast<long long>(splits) * groups;
-  if (tiles > INT_MAX) return cudaErrorInvalidValue;
-  const int blocks = static_cast<int>(std::max(1LL, std::min<long long>(kCgsProjectBlocks, tiles)));
-  cgs_project_kernel<T><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, u, padded_rows, splits, groups,
-                                                       results, partial, tickets, h2);
+cudaError_t launch_cgs_reduce(const T* partial, int padded_rows, int cols, const double* results, T* h2,
+                              cudaStream_t stream) {
+  if (cols <= 0) return cudaErrorInvalidValue;
+  cgs_reduce_kernel<T><<<(cols + kWarps - 1) / kWarps, kBlock, 0, stream>>>(partial, cgs_blocks(padded_rows), cols,
+                                                                           results, h2);
   return cudaGetLastError();
 }
 
@@ -300,8 +393,10 @@ cudaError_t launch_cgs_finish(const T* q, std::size_t ldq, int cols, const T* h1
                               double tol, const ReduceScratch& scratch, double* results,
                               int h_offset, cudaStream_t stream) {
   if (e != nullptr && k > kMaxFusedOutputs) return cudaErrorInvalidValue;
-  cgs_finish_kernel<T><<<padded_rows / kCgsRows, kBlock, 0, stream>>>(
-      q, ldq, cols, h1, h2, u, e, lde, k, tol, scratch, results, h_offset);
+  if (padded_rows % 4 != 0 || ldq % 4 != 0) return cudaErrorInvalidValue;
+  auto kernel = cgs_tile_vectors(padded_rows) == 4 ? cgs_finish_kernel<4, T> : cgs_finish_kernel<1, T>;
+  kernel<<<cgs_blocks(padded_rows), kBlock, 0, stream>>>(q, ldq, cols, h1, h2, u, padded_rows, e, lde, k, tol,
+                                                         scratch, results, h_offset);
   return cudaGetLastError();
 }
 
@@ -321,13 +416,12 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
 
 #define RBF_INSTANTIATE(T)                                                                     \
   template cudaError_t launch_fill_prefix<T>(T*, int, int, T, cudaStream_t);                   \
-  template cudaError_t launch_residual_update<T>(T*, std::size_t, int, int, const T*, const T*, \
-                                                 const ReduceScratch&, double*, cudaStream_t); \
+  template cudaError_t launch_residual_update<T, T>(T*, std::size_t, int, int, const T*, const T*, \
+                                                    const ReduceScratch&, double*, cudaStream_t); \
   template cudaError_t launch_cgs_subtract<T>(const T*, std::size_t, int, const T*, const T*, T*, \
                                               int, unsigned char*, double, const ReduceScratch&, \
-                                              double*, cudaStream_t);                            \
-  template cudaError_t launch_cgs_project<T>(const T*, std::size_t, int, const T*, int,         \
-                                             const double*, T*, unsigned int*, T*, cudaStream_t); \
+                                              double*, T*, cudaStream_t);                        \
+  template cudaError_t launch_cgs_reduce<T>(const T*, int, int, const double*, T*, cudaStream_t);     \
   template cudaError_t launch_cgs_finish<T>(const T*, std::size_t, int, const T*, const T*, T*,  \
                                             int, const T*, std::size_t, int, double,            \
                                             const ReduceScratch&, double*, int, cudaStream_t);  \
@@ -337,6 +431,9 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
 RBF_INSTANTIATE(float)
 RBF_INSTANTIATE(double)
 #undef RBF_INSTANTIATE
+// a as CGS's last pass left it in the call results (double), for float E.
+template cudaError_t launch_residual_update<float, double>(float*, std::size_t, int, int, const float*, const double*,
+                                                           const ReduceScratch&, double*, cudaStream_t);
 
 }  // namespace gpu
 }  // namespace rbf
