@@ -90,8 +90,8 @@ TEST_CASE("switch policy: iteration bytes and flops follow the shape") {
 
   IterationShape bigger = shape;
   bigger.nodes = 11;
-  // One more column of Q is read four times by CGS2 and once more by validation predictions.
-  CHECK(iteration_bytes(bigger) - stored == doctest::Approx(4.0 * 1000 * 4 + 200 * 4));
+  // One more column of Q is read twice by CGS2 and once more by validation predictions.
+  CHECK(iteration_bytes(bigger) - stored == doctest::Approx(2.0 * 1000 * 4 + 200 * 4));
 
   IterationShape doubled = shape;
   doubled.scalar_bytes = 8;
