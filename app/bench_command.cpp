@@ -1,14 +1,17 @@
-// `rbfnet bench`: the same training on every requested backend, then costs.csv, summary.md and
-// the cost curves (cost_curves.png through gnuplot, cost_curves.gp always).
+// `rbfnet bench`: the same training on every requested backend (R times each with --repeat), then
+// costs.csv, spread.csv, summary.md and the cost curves (cost_curves.png through gnuplot,
+// cost_curves.gp always).
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "app/bench_plot_scale.hpp"
 #include "app/bench_report.hpp"
 #include "app/commands.hpp"
 #include "app/gnuplot_script.hpp"
+#include "app/machine_facts.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
@@ -128,23 +131,23 @@ void warm_up(const data::Dataset& dataset, const model::Config& shared) {
   }
 }
 
-BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, const model::Config& shared) {
+// "cpu", or "cpu #2" when the backend runs more than once.
+std::string run_name(const std::string& backend, std::size_t repeat, std::size_t repeats) {
+  return repeats > 1 ? backend + " #" + std::to_string(repeat) : backend;
+}
+
+BenchRun run_backend(const std::string& backend, std::size_t repeat, std::size_t repeats,
+                     const data::Dataset& dataset, const model::Config& shared) {
   BenchRun run;
   run.backend = backend;
-  if (backend == "gpu") {
-    run.note = why_no_gpu(shared.backend.gpu_device);
-    if (!run.note.empty()) {
-      run.skipped = true;
-      spdlog::warn("bench: skipping the gpu backend: {}", run.note);
-      return run;
-    }
-  }
+  run.repeat = repeat;
+  const std::string name = run_name(backend, repeat, repeats);
   model::Config config = shared;
   config.backend.kind = kind_of(backend);
   config.stopping.patience = 0;  // every backend grows the same nodes
   config.logging.iteration_log.clear();
-  spdlog::info("bench {}: training up to {} nodes", backend, config.stopping.max_nodes);
-  Progress progress(backend, config.stopping.max_nodes, config.logging.progress);
+  spdlog::info("bench {}: training up to {} nodes", name, config.stopping.max_nodes);
+  Progress progress(name, config.stopping.max_nodes, config.logging.progress);
   try {
     run.result = model::train(dataset, config, [&progress](const model::IterationRecord& r) { progress(r); });
   } catch (const InputError&) {
@@ -153,12 +156,12 @@ BenchRun run_backend(const std::string& backend, const data::Dataset& dataset, c
     progress.finish();
     run.failed = true;
     run.note = e.what();
-    spdlog::error("bench {}: {}", backend, run.note);
+    spdlog::error("bench {}: {}", name, run.note);
     return run;
   }
   progress.finish();
   const auto& records = run.result.iterations;
-  spdlog::info("bench {}: {} nodes in {} iterations, {:.3f} s (setup {:.3f} s)", backend,
+  spdlog::info("bench {}: {} nodes in {} iterations, {:.3f} s (setup {:.3f} s)", name,
                records.empty() ? 0 : records.back().nodes, records.size(), run.result.seconds,
                run.result.setup_seconds);
   return run;
@@ -182,7 +185,7 @@ int run_bench(const BenchOptions& options) {
   data::make_directories(dir, "output folder");
   data::FilePlan files;
   if (options.synthetic_rows == 0) files.input(options.data, "--data");
-  for (const char* name : {kCostsFile, kPlotScript, kPlotImage, "summary.md"})
+  for (const char* name : {kCostsFile, kSpreadFile, kPlotScript, kPlotImage, "summary.md"})
     files.output(dir + "/" + name, "--out");
   const data::Dataset dataset = load_data(options);
   spdlog::info("bench: {}: {} rows, {} features; results in {}", dataset.source, dataset.rows, dataset.features, dir);
@@ -191,11 +194,36 @@ int run_bench(const BenchOptions& options) {
   for (const std::string& backend : options.backends) {
     if (std::find(backends.begin(), backends.end(), backend) == backends.end()) backends.push_back(backend);
   }
+  const std::size_t repeats = std::max<std::size_t>(options.repeats, 1);
   std::vector<BenchRun> runs;
+  const bool gpu_wanted = std::any_of(backends.begin(), backends.end(),
+                                     [](const std::string& b) { return b == "gpu" || b == "auto"; });
+  const std::string gpu_missing = gpu_wanted ? why_no_gpu(options.config.backend.gpu_device)
+                                             : std::string("not requested: --backends has neither gpu nor auto");
   warm_up(dataset, options.config);
-  for (const std::string& backend : backends) runs.push_back(run_backend(backend, dataset, options.config));
+  // The backends take turns, so that a machine that slows down over the bench (heat, other
+  // load) weighs on every backend alike rather than on the last one.
+  std::vector<std::string> failed;
+  for (std::size_t repeat = 1; repeat <= repeats; ++repeat) {
+    for (const std::string& backend : backends) {
+      if (backend == "gpu" && !gpu_missing.empty()) {
+        if (repeat > 1) continue;  // a backend this machine lacks is skipped once, not once per repeat
+        BenchRun skipped;
+        skipped.backend = backend;
+        skipped.skipped = true;
+        skipped.note = gpu_missing;
+        spdlog::warn("bench: skipping the gpu backend: {}", skipped.note);
+        runs.push_back(skipped);
+        continue;
+      }
+      if (std::find(failed.begin(), failed.end(), backend) != failed.end()) continue;  // fails again
+      runs.push_back(run_backend(backend, repeat, repeats, dataset, options.config));
+      if (runs.back().failed) failed.push_back(backend);
+    }
+  }
 
   write_costs_csv(dir + "/" + kCostsFile, runs);
+  write_spread_csv(dir + "/" + kSpreadFile, runs, backends);
   const Crossover crossover = find_crossover(runs);
 
   BenchSetup setup;
@@ -209,19 +237,47 @@ int run_bench(const BenchOptions& options) {
   setup.precision = options.config.trainer.precision == model::Precision::float64 ? "float64" : "float32";
   setup.seed = options.config.data.seed;
   setup.validation = options.config.data.validation;
+  setup.repeats = repeats;
+  setup.machine = machine_facts(options.config.trainer.threads, gpu_missing.empty(), options.config.backend.gpu_device,
+                                gpu_missing);
 
   PlotSpec plot;
   plot.title = "rbfnet bench: " + setup.data + ", " + std::to_string(dataset.rows) + " rows x " +
                std::to_string(dataset.features) + " features";
-  for (const BenchRun& run : runs) {
-    if (run.skipped || run.failed) continue;
-    plot.backends.push_back(run.backend);
-    for (double ms : smoothed_ms(run.result.iterations)) plot.ms_max = std::max(plot.ms_max, 1.25 * ms);
-    if (run.backend == "auto") {
-      const SwitchPoint point = find_switch(run);
+  plot.repeats = repeats;
+  std::vector<NodeCurve> ms_curves, cumulative_curves, phase_curves;
+  for (const std::string& backend : backends) {
+    const std::vector<const BenchRun*> done = completed_runs(runs, backend);
+    if (done.empty()) continue;
+    plot.backends.push_back(backend);
+    for (const BenchRun* run : done) {
+      for (double ms : smoothed_ms(run->result.iterations)) plot.ms_max = std::max(plot.ms_max, 1.25 * ms);
+    }
+    if (backend == "auto") {
+      const SwitchPoint point = find_switch(*done.front());
       if (point.switched) plot.switch_nodes = point.nodes;
     }
+    NodeCurve ms, cumulative, select, add, update, evaluate;
+    for (const NodeSpread& n : node_spread(done)) {
+      ms[n.nodes] = n.smoothed_ms.median;
+      cumulative[n.nodes] = n.cumulative_ms.median;
+      select[n.nodes] = n.select_ms;
+      add[n.nodes] = n.add_ms;
+      update[n.nodes] = n.update_ms;
+      evaluate[n.nodes] = n.evaluate_ms;
+      if (n.val_rmse >= 0) plot.validation = true;
+    }
+    ms_curves.push_back(ms);
+    cumulative_curves.push_back(cumulative);
+    for (const NodeCurve& phase : {select, add, update, evaluate}) phase_curves.push_back(phase);
   }
+  PlotScales scales;
+  scales.ms = time_axis_scale(ms_curves);
+  scales.cumulative = time_axis_scale(cumulative_curves);
+  scales.phases = time_axis_scale(phase_curves);
+  plot.ms_log = scales.ms.log;
+  plot.cumulative_log = scales.cumulative.log;
+  plot.phases_log = scales.phases.log;
   if (crossover.found) plot.crossover_nodes = crossover.nodes;
   const std::string script = cost_curves_script(plot);
   data::write_file_atomically(dir + "/" + kPlotScript, script.data(), script.size());
@@ -235,17 +291,18 @@ int run_bench(const BenchOptions& options) {
     if (!drawn.rendered) spdlog::warn("bench: {}: {}", kPlotImage, drawn.note);
   }
 
-  const std::string summary = summary_markdown(setup, runs, crossover, drawn.note);
+  const std::string summary = summary_markdown(setup, runs, crossover, scales, drawn.note);
   data::write_file_atomically(dir + "/summary.md", summary.data(), summary.size());
 
   std::printf("bench results in %s/\n", dir.c_str());
   for (const BenchRun& run : runs) {
+    const std::string name = run_name(run.backend, run.repeat, repeats);
     if (run.skipped || run.failed) {
-      std::printf("  %-4s %s: %s\n", run.backend.c_str(), run.skipped ? "skipped" : "failed", run.note.c_str());
+      std::printf("  %-4s %s: %s\n", name.c_str(), run.skipped ? "skipped" : "failed", run.note.c_str());
       continue;
     }
     const auto& records = run.result.iterations;
-    std::printf("  %-4s %zu nodes, %.3f s (setup %.3f s + growth %.3f s)\n", run.backend.c_str(),
+    std::printf("  %-4s %zu nodes, %.3f s (setup %.3f s + growth %.3f s)\n", name.c_str(),
                 records.empty() ? std::size_t{0} : records.back().nodes, run.result.setup_seconds + run.result.seconds,
                 run.result.setup_seconds, run.result.seconds);
   }
@@ -254,7 +311,7 @@ int run_bench(const BenchOptions& options) {
     crossover_text.erase(bold, 2);
   std::printf("  crossover: %s\n", crossover_text.c_str());
   const std::string image = drawn.rendered ? std::string(", ") + kPlotImage : " (no image: see summary.md)";
-  std::printf("  written: %s, summary.md, %s%s\n", kCostsFile, kPlotScript, image.c_str());
+  std::printf("  written: %s, %s, summary.md, %s%s\n", kCostsFile, kSpreadFile, kPlotScript, image.c_str());
 
   for (const BenchRun& run : runs) {
     if (run.failed) {

@@ -16,13 +16,6 @@ namespace rbf::app {
 
 namespace {
 
-const BenchRun* find_run(const std::vector<BenchRun>& runs, const std::string& backend) {
-  for (const BenchRun& run : runs) {
-    if (run.backend == backend && !run.skipped && !run.failed) return &run;
-  }
-  return nullptr;
-}
-
 // RFC 4180: quote a field holding a separator, quote or line break.
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
@@ -34,19 +27,47 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-// Smoothed ms/iteration at each node count the run reached (its last iteration at that count).
-std::map<std::size_t, double> per_node(const BenchRun& run) {
-  const auto& records = run.result.iterations;
-  const std::vector<double> smooth = smoothed_ms(records);
+// Median smoothed ms/iteration over the repeats at each node count they reached.
+std::map<std::size_t, double> median_per_node(const std::vector<const BenchRun*>& repeats) {
   std::map<std::size_t, double> out;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    if (records[i].nodes > 0) out[records[i].nodes] = smooth[i];
-  }
+  for (const NodeSpread& node : node_spread(repeats)) out[node.nodes] = node.smoothed_ms.median;
   return out;
 }
 
 double growth_seconds(const BenchRun& run) { return run.result.seconds; }
 double total_seconds(const BenchRun& run) { return run.result.setup_seconds + run.result.seconds; }
+double setup_seconds(const BenchRun& run) { return run.result.setup_seconds; }
+double end_ms(const BenchRun& run) {
+  const std::vector<double> smooth = smoothed_ms(run.result.iterations);
+  return smooth.empty() ? 0.0 : smooth.back();
+}
+
+Spread spread_over(const std::vector<const BenchRun*>& repeats, double (*value)(const BenchRun&)) {
+  std::vector<double> values;
+  for (const BenchRun* run : repeats) values.push_back(value(*run));
+  return spread_of(values);
+}
+
+// "1.234" for one repeat, "1.234 (1.200-1.300)" with the spread of several.
+std::string with_spread(const Spread& s, std::size_t repeats, const char* format = "{:.3f}") {
+  std::string text = fmt::format(format, s.median);
+  if (repeats > 1) text += " (" + fmt::format(format, s.min) + "–" + fmt::format(format, s.max) + ")";
+  return text;
+}
+
+int column_of(const std::vector<std::string>& columns, const std::string& name, const char* file) {
+  const auto it = std::find(columns.begin(), columns.end(), name);
+  if (it == columns.end()) throw std::out_of_range(std::string(file) + " has no column " + name);
+  return static_cast<int>(it - columns.begin()) + 1;
+}
+
+std::string header_line(const std::vector<std::string>& columns) {
+  std::string out;
+  for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + columns[c];
+  return out + "\n";
+}
+
+std::string number_or_empty(double value) { return value >= 0 ? fmt::format("{:.6g}", value) : std::string(); }
 
 // "cpu", "gpu", "cpu->gpu", "cpu->gpu->cpu": where the run's iterations went, in order.
 std::string devices_used(const BenchRun& run) {
@@ -65,18 +86,19 @@ std::string devices_used(const BenchRun& run) {
 const std::vector<std::string>& costs_columns() {
   static const std::vector<std::string> kColumns{
       "backend",     "iteration", "nodes",       "device",        "select_ms",  "add_ms",   "update_ms",
-      "evaluate_ms", "total_ms",  "smoothed_ms", "cumulative_ms", "train_rmse", "val_rmse", "event"};
+      "evaluate_ms", "total_ms",  "smoothed_ms", "cumulative_ms", "train_rmse", "val_rmse", "event",
+      "repeat"};
   return kColumns;
 }
 
-int costs_column(const std::string& name) {
-  const auto& columns = costs_columns();
-  const auto it = std::find(columns.begin(), columns.end(), name);
-  if (it == columns.end()) throw std::out_of_range("costs.csv has no column " + name);
-  return static_cast<int>(it - columns.begin()) + 1;
-}
+int costs_column(const std::string& name) { return column_of(costs_columns(), name, "costs.csv"); }
 
 std::vector<double> smoothed_ms(const std::vector<model::IterationRecord>& records, std::size_t window) {
+  return smoothed(records, &model::IterationRecord::total_ms, window);
+}
+
+std::vector<double> smoothed(const std::vector<model::IterationRecord>& records, double model::IterationRecord::*ms,
+                             std::size_t window) {
   const std::size_t half = std::max<std::size_t>(window, 1) / 2;
   std::vector<double> out(records.size());
   std::vector<double> values;
@@ -84,7 +106,7 @@ std::vector<double> smoothed_ms(const std::vector<model::IterationRecord>& recor
     const std::size_t first = i >= half ? i - half : 0;
     const std::size_t last = std::min(records.size() - 1, i + half);
     values.clear();
-    for (std::size_t j = first; j <= last; ++j) values.push_back(records[j].total_ms);
+    for (std::size_t j = first; j <= last; ++j) values.push_back(records[j].*ms);
     std::sort(values.begin(), values.end());
     const std::size_t m = values.size();
     out[i] = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2]);
@@ -92,11 +114,104 @@ std::vector<double> smoothed_ms(const std::vector<model::IterationRecord>& recor
   return out;
 }
 
+std::vector<const BenchRun*> completed_runs(const std::vector<BenchRun>& runs, const std::string& backend) {
+  std::vector<const BenchRun*> out;
+  for (const BenchRun& run : runs) {
+    if (run.backend == backend && !run.skipped && !run.failed) out.push_back(&run);
+  }
+  return out;
+}
+
+Spread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size();
+  Spread s;
+  s.min = values.front();
+  s.max = values.back();
+  s.median = m % 2 == 1 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2]);
+  return s;
+}
+
+std::vector<NodeSpread> node_spread(const std::vector<const BenchRun*>& repeats) {
+  // Per node count, per repeat: the values of that repeat's last iteration at that count.
+  struct Values {
+    std::vector<double> smoothed, cumulative, select, add, update, evaluate, val;
+  };
+  std::map<std::size_t, Values> by_node;
+  for (const BenchRun* run : repeats) {
+    const auto& records = run->result.iterations;
+    const std::vector<double> total = smoothed_ms(records);
+    const std::vector<double> select = smoothed(records, &model::IterationRecord::select_ms);
+    const std::vector<double> add = smoothed(records, &model::IterationRecord::add_ms);
+    const std::vector<double> update = smoothed(records, &model::IterationRecord::update_ms);
+    const std::vector<double> evaluate = smoothed(records, &model::IterationRecord::evaluate_ms);
+    std::map<std::size_t, std::size_t> last;  // node count -> index of its last iteration
+    double cumulative = run->result.setup_seconds * 1e3;
+    std::vector<double> cumulative_at(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      cumulative += records[i].total_ms;
+      cumulative_at[i] = cumulative;
+      if (records[i].nodes > 0) last[records[i].nodes] = i;
+    }
+    for (const auto& entry : last) {
+      const std::size_t i = entry.second;
+      Values& v = by_node[entry.first];
+      v.smoothed.push_back(total[i]);
+      v.cumulative.push_back(cumulative_at[i]);
+      v.select.push_back(select[i]);
+      v.add.push_back(add[i]);
+      v.update.push_back(update[i]);
+      v.evaluate.push_back(evaluate[i]);
+      if (records[i].val_rmse >= 0) v.val.push_back(records[i].val_rmse);
+    }
+  }
+  std::vector<NodeSpread> out;
+  for (const auto& entry : by_node) {
+    const Values& v = entry.second;
+    NodeSpread node;
+    node.nodes = entry.first;
+    node.repeats = v.smoothed.size();
+    node.smoothed_ms = spread_of(v.smoothed);
+    node.cumulative_ms = spread_of(v.cumulative);
+    node.select_ms = spread_of(v.select).median;
+    node.add_ms = spread_of(v.add).median;
+    node.update_ms = spread_of(v.update).median;
+    node.evaluate_ms = spread_of(v.evaluate).median;
+    if (!v.val.empty()) node.val_rmse = spread_of(v.val).median;
+    out.push_back(node);
+  }
+  return out;
+}
+
+const std::vector<std::string>& spread_columns() {
+  static const std::vector<std::string> kColumns{
+      "backend",        "nodes",          "repeats",     "smoothed_ms_median", "smoothed_ms_min",
+      "smoothed_ms_max", "cumulative_ms_median", "cumulative_ms_min", "cumulative_ms_max", "select_ms",
+      "add_ms",         "update_ms",      "evaluate_ms", "val_rmse"};
+  return kColumns;
+}
+
+int spread_column(const std::string& name) { return column_of(spread_columns(), name, "spread.csv"); }
+
+void write_spread_csv(const std::string& path, const std::vector<BenchRun>& runs,
+                      const std::vector<std::string>& backends) {
+  std::ostringstream out;
+  out << header_line(spread_columns());
+  for (const std::string& backend : backends) {
+    for (const NodeSpread& n : node_spread(completed_runs(runs, backend))) {
+      out << fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},{:.4f},{:.4f},{}\n", backend,
+                         n.nodes, n.repeats, n.smoothed_ms.median, n.smoothed_ms.min, n.smoothed_ms.max,
+                         n.cumulative_ms.median, n.cumulative_ms.min, n.cumulative_ms.max, n.select_ms, n.add_ms,
+                         n.update_ms, n.evaluate_ms, number_or_empty(n.val_rmse));
+    }
+  }
+  const std::string text = out.str();
+  data::write_file_atomically(path, text.data(), text.size());
+}
+
 void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs) {
   std::ostringstream out;
-  const auto& columns = costs_columns();
-  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
-  out << "\n";
+  out << header_line(costs_columns());
   for (const BenchRun& run : runs) {
     if (run.skipped || run.failed) continue;
     const auto& records = run.result.iterations;
@@ -111,7 +226,7 @@ void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs)
                     smooth[i], cumulative, r.train_rmse);
       out << run.backend << "," << numbers;
       if (r.val_rmse >= 0) out << fmt::format("{:.6g}", r.val_rmse);
-      out << "," << csv_field(r.event) << "\n";
+      out << "," << csv_field(r.event) << "," << run.repeat << "\n";
     }
   }
   const std::string text = out.str();
@@ -120,15 +235,18 @@ void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs)
 
 Crossover find_crossover(const std::vector<BenchRun>& runs) {
   Crossover result;
-  const BenchRun* cpu = find_run(runs, "cpu");
-  const BenchRun* gpu = find_run(runs, "gpu");
-  if (cpu == nullptr || gpu == nullptr) {
+  const std::vector<const BenchRun*> cpu = completed_runs(runs, "cpu");
+  const std::vector<const BenchRun*> gpu = completed_runs(runs, "gpu");
+  if (cpu.empty() || gpu.empty()) {
     result.text = "Not measured: it needs both a cpu and a gpu run (see the notes below).";
     return result;
   }
   result.measured = true;
-  const auto cpu_ms = per_node(*cpu);
-  const auto gpu_ms = per_node(*gpu);
+  const auto cpu_ms = median_per_node(cpu);
+  const auto gpu_ms = median_per_node(gpu);
+  const std::size_t repeats = std::min(cpu.size(), gpu.size());
+  const std::string medians =
+      repeats > 1 ? fmt::format("medians of 5 iterations and of {} repeats", repeats) : "medians of 5 iterations";
   std::vector<std::size_t> common;
   for (const auto& entry : cpu_ms) {
     if (gpu_ms.count(entry.first) != 0) common.push_back(entry.first);
@@ -144,8 +262,8 @@ Crossover find_crossover(const std::vector<BenchRun>& runs) {
   if (i == common.size()) {
     result.text = fmt::format(
         "No crossover up to {} nodes: at that size the GPU still takes {:.3f} ms per iteration against the "
-        "CPU's {:.3f} ms (medians of 5 iterations).",
-        result.compared_up_to, gpu_ms.at(common.back()), cpu_ms.at(common.back()));
+        "CPU's {:.3f} ms ({}).",
+        result.compared_up_to, gpu_ms.at(common.back()), cpu_ms.at(common.back()), medians);
     return result;
   }
   result.found = true;
@@ -155,9 +273,9 @@ Crossover find_crossover(const std::vector<BenchRun>& runs) {
                               result.compared_up_to);
   } else {
     result.text = fmt::format(
-        "The GPU is faster per iteration from **{} nodes** on (medians of 5 iterations; at {} nodes: GPU "
+        "The GPU is faster per iteration from **{} nodes** on ({}; at {} nodes: GPU "
         "{:.3f} ms, CPU {:.3f} ms).",
-        result.nodes, result.compared_up_to, gpu_ms.at(common.back()), cpu_ms.at(common.back()));
+        result.nodes, medians, result.compared_up_to, gpu_ms.at(common.back()), cpu_ms.at(common.back()));
   }
   return result;
 }
@@ -186,7 +304,7 @@ SwitchPoint find_switch(const BenchRun& run) {
 }
 
 std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun>& runs, const Crossover& crossover,
-                             const std::string& plot_note) {
+                             const PlotScales& scales, const std::string& plot_note) {
   std::ostringstream md;
   md << "# rbfnet bench\n\n";
   md << "- data: " << setup.data << ", " << setup.rows << " rows x " << setup.features << " features\n";
@@ -205,36 +323,69 @@ std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun
   md << fmt::format("- up to {} nodes, candidate pool {}, {}, seed {}, validation {:g}\n", setup.max_nodes, setup.pool,
                     setup.precision, setup.seed, setup.validation);
   md << "- every backend ran the same data, seed and settings, with validation patience off so that each grows "
-        "the same nodes\n\n";
+        "the same nodes\n";
+  if (setup.repeats > 1) {
+    md << "- each backend trained " << setup.repeats
+       << " times (--repeat), the backends taking turns; times are medians with the spread (min–max) in "
+          "parentheses\n";
+  }
+  md << "\n";
+
+  md << "## Machine\n\n";
+  md << "- CPU: " << setup.machine.cpu_model << "\n";
+  md << "- CPU threads used: " << setup.machine.threads_used;
+  if (setup.machine.hardware_threads > 0) md << " of " << setup.machine.hardware_threads << " hardware threads";
+  md << "\n";
+  md << "- GPU: " << setup.machine.gpu << "\n";
+  md << "- rbfnet: " << setup.machine.version << "\n\n";
 
   md << "## Time per backend\n\n";
   md << "| backend | ran on | nodes | iterations | setup (s) | growth (s) | total (s) | speedup vs cpu | "
         "ms/iteration at the end | training RMSE |\n";
   md << "|---|---|---|---|---|---|---|---|---|---|\n";
-  const BenchRun* cpu = find_run(runs, "cpu");
+  std::vector<std::string> backends;
   for (const BenchRun& run : runs) {
-    if (run.skipped || run.failed) {
-      md << "| " << run.backend << " | " << (run.skipped ? "skipped" : "failed") << " | | | | | | | | |\n";
+    if (std::find(backends.begin(), backends.end(), run.backend) == backends.end()) backends.push_back(run.backend);
+  }
+  const std::vector<const BenchRun*> cpu = completed_runs(runs, "cpu");
+  for (const std::string& backend : backends) {
+    const std::vector<const BenchRun*> repeats = completed_runs(runs, backend);
+    if (repeats.empty()) {
+      const bool skipped = std::any_of(runs.begin(), runs.end(), [&](const BenchRun& r) {
+                             return r.backend == backend && r.skipped;
+                           });
+      md << "| " << backend << " | " << (skipped ? "skipped" : "failed") << " | | | | | | | | |\n";
       continue;
     }
-    const auto& records = run.result.iterations;
-    const std::vector<double> smooth = smoothed_ms(records);
-    const std::string speedup = cpu != nullptr && total_seconds(run) > 0
-                                    ? fmt::format("{:.2f}x", total_seconds(*cpu) / total_seconds(run))
+    const BenchRun& run = *repeats.front();  // the repeats grow the same nodes
+    std::string ran_on;
+    for (const BenchRun* r : repeats) {
+      const std::string used = devices_used(*r);
+      if (ran_on.find(used) == std::string::npos) ran_on += (ran_on.empty() ? "" : ", ") + used;
+    }
+    const std::size_t n = repeats.size();
+    const Spread total = spread_over(repeats, total_seconds);
+    const std::string speedup = !cpu.empty() && total.median > 0
+                                    ? fmt::format("{:.2f}x", spread_over(cpu, total_seconds).median / total.median)
                                     : std::string("-");
-    md << fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:.3f} | {} | {} | {:.5g} |\n", run.backend,
-                      devices_used(run), records.empty() ? 0 : records.back().nodes, records.size(),
-                      run.result.setup_seconds, growth_seconds(run), total_seconds(run), speedup,
-                      smooth.empty() ? std::string("-") : fmt::format("{:.3f}", smooth.back()),
+    const auto& records = run.result.iterations;
+    md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.5g} |\n", backend, ran_on,
+                      records.empty() ? 0 : records.back().nodes, records.size(),
+                      with_spread(spread_over(repeats, setup_seconds), n),
+                      with_spread(spread_over(repeats, growth_seconds), n), with_spread(total, n), speedup,
+                      records.empty() ? std::string("-") : with_spread(spread_over(repeats, end_ms), n),
                       run.result.final_train_rmse);
   }
   md << "\nSetup is data transfer, candidate evaluation and the first pass; growth is the node-by-node loop. "
-        "Speedup is the cpu run's total time over this run's.\n\n";
+        "Speedup is the cpu run's total time over this run's"
+     << (setup.repeats > 1 ? " (medians)" : "") << ".\n\n";
 
   md << "## Crossover\n\n" << crossover.text << "\n\n";
 
-  for (const BenchRun& run : runs) {
-    if (run.backend != "auto" || run.skipped || run.failed) continue;
+  for (const std::string& backend : backends) {
+    const std::vector<const BenchRun*> repeats = completed_runs(runs, backend);
+    if (backend != "auto" || repeats.empty()) continue;
+    const BenchRun& run = *repeats.front();
     md << "## Automatic switch (auto)\n\n";
     const SwitchPoint point = find_switch(run);
     if (point.switched) {
@@ -243,6 +394,14 @@ std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun
     } else {
       md << "- stayed on " << devices_used(run) << " for all "
          << (run.result.iterations.empty() ? 0 : run.result.iterations.back().nodes) << " nodes\n";
+    }
+    if (repeats.size() > 1) {
+      std::string moves;
+      for (const BenchRun* r : repeats) {
+        const SwitchPoint p = find_switch(*r);
+        moves += (moves.empty() ? "" : ", ") + (p.switched ? std::to_string(p.nodes) + " nodes" : "stayed");
+      }
+      md << "- in each repeat: " << moves << "\n";
     }
     if (crossover.found && point.switched) {
       md << fmt::format("- the measured crossover (cpu and gpu runs) is at {} nodes; auto moved at {} nodes\n",
@@ -259,16 +418,26 @@ std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun
     if (!run.skipped && !run.failed) continue;
     if (!notes) md << "## Notes\n\n";
     notes = true;
-    md << "- " << run.backend << ": " << (run.skipped ? "skipped: " : "failed: ") << run.note << "\n";
+    md << "- " << run.backend << (setup.repeats > 1 && run.failed ? " (repeat " + std::to_string(run.repeat) + ")" : "")
+       << ": " << (run.skipped ? "skipped: " : "failed: ") << run.note << "\n";
   }
   if (notes) md << "\n";
 
   md << "## Files\n\n";
   md << "- `costs.csv`: one row per iteration of every run (backend = the run, device = where the iteration "
         "ran, each phase in ms, smoothed_ms = median of 5 iterations, cumulative_ms from the start of setup, "
-        "event = a switch or fallback after that iteration)\n";
+        "event = a switch or fallback after that iteration, repeat = which of the --repeat trainings)\n";
+  md << "- `spread.csv`: per backend and node count, the median, min and max over the repeats of smoothed_ms "
+        "and cumulative_ms, the phases' median smoothed ms and the validation RMSE (the curves of the plot)\n";
   md << "- `cost_curves.png`: " << plot_note << "\n";
-  md << "- `cost_curves.gp`: the gnuplot script that draws it from costs.csv\n";
+  const auto axis = [](const char* name, const AxisScale& scale) {
+    if (scale.ratio <= 0) return fmt::format("{}: linear (nothing to compare)", name);
+    return fmt::format("{}: {} (the curves differ by up to {:.1f}x{})", name, scale.log ? "logarithmic" : "linear",
+                       scale.ratio, scale.log ? ", more than 10x" : "");
+  };
+  md << "  - time axes: " << axis("ms per iteration", scales.ms) << "; " << axis("cumulative", scales.cumulative)
+     << "; " << axis("phases", scales.phases) << "\n";
+  md << "- `cost_curves.gp`: the gnuplot script that draws it from costs.csv and spread.csv\n";
   return md.str();
 }
 

@@ -46,6 +46,7 @@ struct BenchOptions {
   std::size_t synthetic_dims = 0;
   std::vector<std::string> backends{"cpu", "gpu", "auto"};
   std::string out_dir = "bench-out";
+  std::size_t repeats = 1;           // --repeat R: separate trainings per backend
   model::Config config;              // trainer settings shared by every backend
 };
 int run_bench(const BenchOptions& options);

@@ -13,6 +13,7 @@
 namespace rbf::app {
 
 const char* const kCostsFile = "costs.csv";
+const char* const kSpreadFile = "spread.csv";
 const char* const kPlotScript = "cost_curves.gp";
 const char* const kPlotImage = "cost_curves.png";
 
@@ -51,10 +52,36 @@ Colors colors_of(const std::string& backend) {
   return {"#d62728", "#fcae91"};
 }
 
-// The y value of `column` for rows of `backend` only; other rows are undefined and not drawn.
+// The phases of one iteration, in the order the trainer runs them, and their colors.
+struct Phase {
+  const char* column;
+  const char* name;
+  const char* color;
+};
+const Phase kPhases[] = {{"select_ms", "select", "#9467bd"},
+                         {"add_ms", "add", "#8c564b"},
+                         {"update_ms", "update", "#e377c2"},
+                         {"evaluate_ms", "evaluate", "#17becf"}};
+
+// The phase lines of each backend differ by dash type.
+int dash_of(const std::string& backend) { return backend == "cpu" ? 1 : backend == "gpu" ? 2 : 3; }
+
+// The y value of costs.csv's `column` for rows of `backend` only; other rows are undefined and
+// not drawn.
 std::string series(const std::string& backend, const std::string& column, const char* scale = "") {
   return "(strcol(" + std::to_string(costs_column("backend")) + ") eq " + gp_string(backend) + " ? column(" +
          std::to_string(costs_column(column)) + ")" + scale + " : NaN)";
+}
+
+// The same over spread.csv.
+std::string spread_series(const std::string& backend, const std::string& column, const char* scale = "") {
+  return "(strcol(" + std::to_string(spread_column("backend")) + ") eq " + gp_string(backend) + " ? column(" +
+         std::to_string(spread_column(column)) + ")" + scale + " : NaN)";
+}
+
+std::string y_axis(bool log, const std::string& label) {
+  return log ? "set logscale y\nset yrange [*:*]\nset ylabel " + gp_string(label + " (log scale)") + "\n"
+             : "unset logscale y\nset yrange [0:*]\nset ylabel " + gp_string(label) + "\n";
 }
 
 // Runs `command` through the shell; returns its exit status (-1 when it could not run) and
@@ -79,18 +106,22 @@ std::string first_line(const std::string& text) {
 
 std::string cost_curves_script(const PlotSpec& spec) {
   const std::string nodes = std::to_string(costs_column("nodes"));
+  const std::string spread_nodes = std::to_string(spread_column("nodes"));
+  const std::string costs = gp_string(kCostsFile), spread = gp_string(kSpreadFile);
   std::ostringstream gp;
-  gp << "# Cost curves of `rbfnet bench`, drawn from " << kCostsFile << " beside this file.\n";
+  gp << "# Cost curves of `rbfnet bench`, drawn from " << kCostsFile << " and " << kSpreadFile
+     << " beside this file.\n";
   gp << "# Render: cd <this folder> && gnuplot " << kPlotScript << "\n";
   gp << "set datafile separator ','\n";
   gp << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n";
-  gp << "  set terminal pngcairo noenhanced size 1000,900 font 'sans,10'\n";
+  gp << "  set terminal pngcairo noenhanced size 1400,1000 font 'sans,10'\n";
   gp << "} else {\n";
-  gp << "  set terminal png noenhanced size 1000,900\n";
+  gp << "  set terminal png noenhanced size 1400,1000\n";
   gp << "}\n";
   gp << "set output " << gp_string(kPlotImage) << "\n";
-  gp << "set multiplot layout 2,1 title " << gp_string(spec.title) << "\n";
-  gp << "set grid\nset key top left\nset xlabel 'Gaussian nodes'\nset xrange [0:*]\nset yrange [0:*]\n";
+  gp << "set multiplot layout 2,2 title " << gp_string(spec.title) << "\n";
+  gp << "set grid\nset key top left\nset xlabel 'Gaussian nodes'\nset xrange [0:*]\n";
+  gp << "set style fill transparent solid 0.25 noborder\n";
   if (spec.crossover_nodes > 0) {
     const std::string x = std::to_string(spec.crossover_nodes);
     gp << "set arrow 1 from " << x << ", graph 0 to " << x
@@ -105,36 +136,89 @@ std::string cost_curves_script(const PlotSpec& spec) {
     gp << "set label 2 " << gp_string("auto -> gpu: " + x + " nodes") << " at " << x
        << ", graph 0.87 offset 1,0 textcolor rgb '" << colors_of("auto").line << "'\n";
   }
+  const bool band = spec.repeats > 1;
+  const std::string over = band ? " over " + std::to_string(spec.repeats) + " repeats" : std::string();
 
-  gp << "set title 'Time per iteration (lines: median of 5 iterations, dots: each iteration)'\n";
-  gp << "set ylabel 'ms per iteration'\n";
+  // 1: ms per iteration.
+  gp << "set title " << gp_string("Time per iteration (lines: median of 5 iterations" + over +
+                                  (band ? ", band: min-max" : "") + "; dots: each iteration)")
+     << "\n";
+  gp << y_axis(spec.ms_log, "ms per iteration");
   if (spec.ms_max > 0) {
     char range[64];
-    std::snprintf(range, sizeof range, "set yrange [0:%.4g]\n", spec.ms_max);
+    std::snprintf(range, sizeof range, "set yrange [%s:%.4g]\n", spec.ms_log ? "*" : "0", spec.ms_max);
     gp << range;
   }
   std::string sep = "plot ";
   for (const std::string& backend : spec.backends) {
     const Colors c = colors_of(backend);
-    gp << sep << gp_string(kCostsFile) << " skip 1 using " << nodes << ":" << series(backend, "total_ms")
+    gp << sep << costs << " skip 1 using " << nodes << ":" << series(backend, "total_ms")
        << " with points pointtype 7 pointsize 0.4 linecolor rgb '" << c.dots << "' notitle, \\\n";
-    gp << "     " << gp_string(kCostsFile) << " skip 1 using " << nodes << ":" << series(backend, "smoothed_ms")
+    if (band) {
+      gp << "     " << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "smoothed_ms_min")
+         << ":" << spread_series(backend, "smoothed_ms_max") << " with filledcurves fillcolor rgb '" << c.line
+         << "' notitle, \\\n";
+    }
+    gp << "     " << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "smoothed_ms_median")
        << " with lines linewidth 2 linecolor rgb '" << c.line << "' title " << gp_string(backend);
     sep = ", \\\n     ";
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
   gp << "\n";
-
   gp << "unset label\n";
-  gp << "set yrange [0:*]\n";
-  gp << "set title 'Cumulative time (setup included)'\n";
-  gp << "set ylabel 'seconds'\n";
+
+  // 2: cumulative seconds.
+  gp << "set title " << gp_string("Cumulative time, setup included" + (band ? " (median" + over + ", band: min-max)"
+                                                                             : std::string()))
+     << "\n";
+  gp << y_axis(spec.cumulative_log, "seconds");
   sep = "plot ";
   for (const std::string& backend : spec.backends) {
-    gp << sep << gp_string(kCostsFile) << " skip 1 using " << nodes << ":"
-       << series(backend, "cumulative_ms", "/1000.0") << " with lines linewidth 2 linecolor rgb '"
-       << colors_of(backend).line << "' title " << gp_string(backend);
+    const Colors c = colors_of(backend);
+    if (band) {
+      gp << sep << spread << " skip 1 using " << spread_nodes << ":"
+         << spread_series(backend, "cumulative_ms_min", "/1000.0") << ":"
+         << spread_series(backend, "cumulative_ms_max", "/1000.0") << " with filledcurves fillcolor rgb '" << c.line
+         << "' notitle";
+      sep = ", \\\n     ";
+    }
+    gp << sep << spread << " skip 1 using " << spread_nodes << ":"
+       << spread_series(backend, "cumulative_ms_median", "/1000.0") << " with lines linewidth 2 linecolor rgb '"
+       << c.line << "' title " << gp_string(backend);
     sep = ", \\\n     ";
+  }
+  if (spec.backends.empty()) gp << "plot NaN notitle";
+  gp << "\n";
+
+  // 3: validation error.
+  gp << "set title 'Validation error (RMSE on the held-out rows, target units)'\n";
+  gp << "unset logscale y\nset yrange [*:*]\nset ylabel 'validation RMSE'\n";
+  if (spec.validation && !spec.backends.empty()) {
+    sep = "plot ";
+    for (const std::string& backend : spec.backends) {
+      gp << sep << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "val_rmse")
+         << " with lines linewidth 2 dashtype " << dash_of(backend) << " linecolor rgb '" << colors_of(backend).line
+         << "' title " << gp_string(backend);
+      sep = ", \\\n     ";
+    }
+    gp << "\n";
+  } else {
+    gp << "set label 3 'no validation rows (--validation 0)' at graph 0.5, graph 0.5 center\n";
+    gp << "set yrange [0:1]\nplot NaN notitle\nunset label 3\n";
+  }
+
+  // 4: the phases.
+  gp << "set title 'Time per phase (median of 5 iterations" << over << "; line style: backend)'\n";
+  gp << y_axis(spec.phases_log, "ms per iteration");
+  gp << "set key below horizontal\n";  // up to 12 lines: inside the panel they would hide the curves
+  sep = "plot ";
+  for (const std::string& backend : spec.backends) {
+    for (const Phase& phase : kPhases) {
+      gp << sep << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, phase.column)
+         << " with lines linewidth 1.5 dashtype " << dash_of(backend) << " linecolor rgb '" << phase.color
+         << "' title " << gp_string(backend + " " + phase.name);
+      sep = ", \\\n     ";
+    }
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
   gp << "\n";
@@ -165,7 +249,8 @@ PlotOutcome render_cost_curves(const std::string& dir) {
   outcome.rendered = true;
   outcome.note =
       "milliseconds per iteration against the node count, one line per backend, the crossover and auto's switch "
-      "marked; cumulative time below";
+      "marked; beside it the cumulative time; below, the validation error and the time of each phase against the "
+      "node count";
   return outcome;
 }
 

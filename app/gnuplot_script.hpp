@@ -11,6 +11,7 @@ namespace rbf::app {
 // File names inside the bench folder; the script refers to the data and the image by these
 // relative names, so it renders from inside the folder wherever the folder is moved.
 extern const char* const kCostsFile;   // costs.csv
+extern const char* const kSpreadFile;  // spread.csv
 extern const char* const kPlotScript;  // cost_curves.gp
 extern const char* const kPlotImage;   // cost_curves.png
 
@@ -21,10 +22,17 @@ struct PlotSpec {
   std::size_t switch_nodes = 0;       // auto's move to the GPU, marked when > 0
   double ms_max = 0;                  // top of the ms axis (single slow iterations such as a
                                       // migration would flatten the curves); 0 = gnuplot's choice
+  std::size_t repeats = 1;            // > 1: the spread over the repeats is drawn as a band
+  bool ms_log = false;                // logarithmic time axes (see time_axis_scale)
+  bool cumulative_log = false;
+  bool phases_log = false;
+  bool validation = false;            // the runs measured a validation RMSE
 };
 
-// Two panels from costs.csv: ms per iteration vs nodes (smoothed lines, raw dots, crossover and
-// auto's switch marked) and cumulative seconds vs nodes. PNG through pngcairo, else png.
+// Four panels: ms per iteration vs nodes (median lines, a band over the repeats, each iteration
+// as a dot, crossover and auto's switch marked), cumulative seconds vs nodes, validation RMSE vs
+// nodes and the time of each phase vs nodes. The dots come from costs.csv, the rest from
+// spread.csv. PNG through pngcairo, else png.
 std::string cost_curves_script(const PlotSpec& spec);
 
 struct PlotOutcome {

@@ -126,6 +126,17 @@ void check_bench_backends(const std::vector<std::string>& backends) {
   }
 }
 
+// "--repeat 5" -> 5; a count, bounded so that a typo does not start a day of training.
+std::size_t parse_repeat(const std::string& text) {
+  constexpr std::size_t kMaxRepeats = 1000;
+  std::size_t value = 0;
+  if (!text.empty() && text.size() <= 4 && text.find_first_not_of("0123456789") == std::string::npos)
+    value = static_cast<std::size_t>(std::stoul(text));
+  if (value < 1 || value > kMaxRepeats)
+    throw InputError("--repeat must be an integer from 1 to " + std::to_string(kMaxRepeats) + ", got '" + text + "'");
+  return value;
+}
+
 // "rbfnet help [COMMAND]" means "rbfnet [COMMAND] --help", the spelling of git and pip.
 std::vector<std::string> arguments(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
@@ -239,6 +250,10 @@ int run_command_line(int original_argc, char** original_argv) {
       ->delimiter(',')
       ->capture_default_str();
   bench_flags.add_value(*bench, "--nodes", "stopping.max_nodes", "M", "Maximum Gaussian nodes, >= 1");
+  std::string repeat_text = "1";
+  bench->add_option("--repeat", repeat_text, "Train each backend R times; report the median and the spread")
+      ->type_name("R")
+      ->capture_default_str();
   bench->add_option("--out", bench_options.out_dir, "Folder for the cost logs and plots")
       ->type_name("DIR")
       ->capture_default_str();
@@ -343,6 +358,7 @@ int run_command_line(int original_argc, char** original_argv) {
       require_readable_file(bench_options.data, "data file");
     }
     check_bench_backends(bench_options.backends);
+    bench_options.repeats = parse_repeat(repeat_text);
     return run_bench(bench_options);
   }
   if (chosen == calibrate) {

@@ -154,6 +154,23 @@ add_test(NAME cli.bench_synthetic_end_to_end
     -P ${RBF_CLI_TEST_DIR}/bench_expect.cmake
   WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
 set_tests_properties(cli.bench_synthetic_end_to_end PROPERTIES LABELS cli)
+# --repeat: every repeat's rows in costs.csv, the spread in summary.md, and with one backend the
+# time axes stay linear (one curve has nothing to differ from).
+add_test(NAME cli.bench_repeat
+  COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${RBF_CLI_LAUNCHER}$<TARGET_FILE:rbfnet>@@bench@@--synthetic@@1000,5@@--backends@@cpu@@--nodes@@12@@--repeat@@3@@--out@@${RBF_CLI_WORK_DIR}/bench-repeat@@--quiet"
+    "-DOUT=${RBF_CLI_WORK_DIR}/bench-repeat"
+    -DNODES=12
+    -DREPEAT=3
+    -DCPU_ONLY=ON
+    -DCUDA_BUILT=${_rbf_cuda_built}
+    -P ${RBF_CLI_TEST_DIR}/bench_expect.cmake
+  WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+set_tests_properties(cli.bench_repeat PROPERTIES LABELS cli)
+rbf_cli_test(bench_repeat_zero EXIT 2 STDERR "--repeat must be an integer from 1 to 1000, got '0'"
+  ARGS bench --synthetic 100,5 --backends cpu --repeat 0 --out never-made)
+rbf_cli_test(bench_repeat_not_a_number EXIT 2 STDERR "--repeat must be an integer from 1 to 1000, got '3x'"
+  ARGS bench --synthetic 100,5 --backends cpu --repeat 3x --out never-made)
 rbf_cli_test(bench_too_few_dims EXIT 2 STDERR "--synthetic needs DIMS >= 5" ARGS bench --synthetic 100,3)
 rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS calibrate --help)
 if(NOT RBF_HAVE_CUDA)
