@@ -144,7 +144,7 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--max-seconds", "stopping.max_seconds", "SEC", "Wall-clock limit; 0 = none");
   flags.add_value(command, "--refine-every", "refine.every", "K", "Refine centers, widths and weights every K nodes; 0 = never");
   flags.add_switch(command, "--refine-at-end", "refine.at_end", "true", "Refine the kept model once growth stops");
-  flags.add_value(command, "--refine-method", "refine.method", "NAME", "Refinement optimizer: adam or lm");
+  flags.add_value(command, "--refine-method", "refine.method", "NAME", "Refinement optimizer: adam, lm, or auto (lm for small models)");
   flags.add_value(command, "--refine-epochs", "refine.epochs", "N", "Epochs per refinement, >= 1");
   flags.add_value(command, "--refine-lr", "refine.learning_rate", "RATE", "Adam step size, in (0, 10]");
   flags.add_value(command, "--refine-damping", "refine.damping", "MU", "Levenberg-Marquardt initial damping");

@@ -12,6 +12,7 @@
 #include "app/error_report.hpp"
 #include "app/file_checks.hpp"
 #include "app/logging_setup.hpp"
+#include "app/omp_wait_policy.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
 
@@ -373,5 +374,6 @@ int run_command_line(int original_argc, char** original_argv) {
 }  // namespace rbf::app
 
 int main(int argc, char** argv) {
+  rbf::app::restart_with_passive_omp_waiting(argv);
   return rbf::app::run_reporting_errors([&] { return rbf::app::run_command_line(argc, argv); });
 }

@@ -1,5 +1,9 @@
 # Finds the Debian-packaged dependencies and normalizes their target names.
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+# Eigen would parallelize its larger products over every core OpenMP offers, whatever
+# trainer.threads says, waking threads for products of a few hundred microseconds; the CPU
+# backends parallelize their own loops, with thread counts chosen from the work.
+set_property(TARGET Eigen3::Eigen APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS EIGEN_DONT_PARALLELIZE)
 find_package(yaml-cpp REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)

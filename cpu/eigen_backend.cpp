@@ -71,7 +71,8 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));
     // A stop skips the remaining columns (the backend is then only destroyed: backend.hpp).
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads_)
+    const int team = threads_for_work(threads_, n_ * count * (d_ + 1));
+#pragma omp parallel for schedule(dynamic, 8) num_threads(team)
     for (long c = 0; c < static_cast<long>(count); ++c)
       if (!this->setup_stop_requested()) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
   }

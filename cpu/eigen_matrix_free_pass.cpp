@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
 #include "cpu/gaussian_scoring_kernel.hpp"
 #include "cpu/matrix_free_layout.hpp"
@@ -52,12 +53,14 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
   for (std::size_t c = 0; c < count_; ++c)
     if (!used_[c]) active.push_back(c);
   if (active.empty()) return;
+  // Per candidate and row: d multiply-adds for the distance, an exp, and k + 2 on a reset.
+  const int team = threads_for_work(threads_, n_ * active.size() * (d_ + 1 + (reset ? k + 2 : 1)));
   const std::size_t tile =
-      reset ? reset_tile_size(tile_size(active.size(), threads_), np, k) : tile_size(active.size(), threads_);
+      reset ? reset_tile_size(tile_size(active.size(), team), np, k) : tile_size(active.size(), team);
   const std::size_t tiles = (active.size() + tile - 1) / tile;
   const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
 
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(team)
   {
     std::vector<double> z(tile), nn(reset ? tile : 0), g(reset ? tile * k : 0);
     GaussianTile<T> t = layout_tile(free_, d_, gamma_.data(), q_padded_.data());

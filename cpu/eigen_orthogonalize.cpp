@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
 #include "model/contracts/reorthogonalization.hpp"
 
@@ -42,13 +43,15 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   const auto n = static_cast<Eigen::Index>(n_);
   const Eigen::Index blocks = (n + kOrthoRows - 1) / kOrthoRows;
   const auto q = q_.leftCols(t1);
+  // Each region below reads Q once: n * t1 multiply-adds.
+  const int team = threads_for_work(threads_, n_ * basis_);
 
   Matrix partial(t1, blocks);  // per-block shares of a projection, summed in block order
   Vector h1(t1);
   if (c != kNoCandidate && z_columns_ == basis_) {
     h1 = z_history_.row(static_cast<Eigen::Index>(c)).head(t1).transpose();
   } else {
-#pragma omp parallel for schedule(static) num_threads(threads_)
+#pragma omp parallel for schedule(static) num_threads(team)
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
       partial.col(b).noalias() = q.middleRows(r0, rows).transpose() * phi.segment(r0, rows);
@@ -60,7 +63,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   // shares of h2 = Q^T u.
   Vector u(n);
   std::vector<double> norm_parts(static_cast<std::size_t>(blocks)), phi_parts(static_cast<std::size_t>(blocks));
-#pragma omp parallel for schedule(static) num_threads(threads_)
+#pragma omp parallel for schedule(static) num_threads(team)
   for (Eigen::Index b = 0; b < blocks; ++b) {
     const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
     const auto qb = q.middleRows(r0, rows);
@@ -79,7 +82,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   if (model::needs_reorthogonalization(norm2, phi2)) {
     ++reorthogonalizations_;
     for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
-#pragma omp parallel for schedule(static) num_threads(threads_)
+#pragma omp parallel for schedule(static) num_threads(team)
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
       auto ub = u.segment(r0, rows);

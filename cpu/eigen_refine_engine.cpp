@@ -80,8 +80,11 @@ double EigenRefineEngine<T>::loss_gradient(const NodeParams& p, std::vector<doub
   std::vector<double> loss(static_cast<std::size_t>(chunks));
   std::vector<Matrix> nodes_part(grad ? static_cast<std::size_t>(chunks) : 0);
   std::vector<Vector> bias_part(grad ? static_cast<std::size_t>(chunks) : 0);
-  // One chunk is not worth waking a team of threads (on a busy machine, far from it).
-#pragma omp parallel num_threads(threads_)
+  // A thread per chunk at most, and none whose share of the work would not pay for waking
+  // it: with one chunk (up to 2048 rows) the whole pass runs on the calling thread.
+  const std::size_t work = n_ * p.nodes * (d_ + 2 + 2 * k_);
+  const int team = std::min<int>(threads_for_work(threads_, grad ? 2 * work : work), static_cast<int>(chunks));
+#pragma omp parallel num_threads(team)
   {
     Matrix dist, phi, e, a;
 #pragma omp for schedule(static)
@@ -144,8 +147,8 @@ double EigenRefineEngine<T>::normal_equations(const NodeParams& p, std::vector<d
   Eigen::MatrixXd jtj_sum = Eigen::MatrixXd::Zero(params, params);
   Eigen::VectorXd jte_sum = Eigen::VectorXd::Zero(params);
   double total = 0;
-  Matrix dist, phi, e, jac;
-  Matrix jtj_part;
+  Matrix dist, phi, e, jt;
+  Matrix jtj_part(params, params);
   for (Eigen::Index r0 = 0; r0 < n; r0 += chunk) {
     const Eigen::Index rows = std::min(chunk, n - r0);
     const auto x = x_.middleRows(r0, rows);
@@ -154,30 +157,29 @@ double EigenRefineEngine<T>::normal_equations(const NodeParams& p, std::vector<d
     e.rowwise() += net.b.transpose();
     e -= y_.middleRows(r0, rows);
     total += 0.5 * static_cast<double>(e.squaredNorm());
-    jac.setZero(rows * k, params);
-    for (Eigen::Index j = 0; j < t; ++j) {
-      const T two_gamma = T(2) * net.gamma(j);
-      for (Eigen::Index i = 0; i < rows; ++i) {
-        const T base = phi(i, j) * two_gamma;
-        for (Eigen::Index o = 0; o < k; ++o) {
-          const Eigen::Index r = i * k + o;
-          const T s = net.w(j, o) * base;
-          for (Eigen::Index l = 0; l < d; ++l) jac(r, j * d + l) = s * (x(i, l) - net.c(j, l));
-          jac(r, at_width + j) = s * dist(i, j);
-          jac(r, at_w + j * k + o) = phi(i, j);
+    // J^T, one column per (row, output), so that each row of J is written contiguously.
+    jt.resize(params, rows * k);
+    jt.setZero();
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      for (Eigen::Index o = 0; o < k; ++o) {
+        T* col = jt.col(i * k + o).data();
+        for (Eigen::Index j = 0; j < t; ++j) {
+          const T s = net.w(j, o) * (phi(i, j) * (T(2) * net.gamma(j)));
+          for (Eigen::Index l = 0; l < d; ++l) col[j * d + l] = s * (x(i, l) - net.c(j, l));
+          col[at_width + j] = s * dist(i, j);
+          col[at_w + j * k + o] = phi(i, j);
         }
+        col[at_b + o] = T(1);
       }
     }
-    for (Eigen::Index i = 0; i < rows; ++i)
-      for (Eigen::Index o = 0; o < k; ++o) jac(i * k + o, at_b + o) = T(1);
     // r = vec(E) in the same (row, output) order as J's rows.
     const Matrix et = e.transpose();
     const Eigen::Map<const Vector> r(et.data(), rows * k);
     // The lower triangle only (a rank update, half a GEMM's work); mirrored below.
-    jtj_part.setZero(params, params);
-    jtj_part.template selfadjointView<Eigen::Lower>().rankUpdate(jac.transpose());
-    jtj_sum += jtj_part.template cast<double>();
-    jte_sum += (jac.transpose() * r).template cast<double>();
+    jtj_part.setZero();
+    jtj_part.template selfadjointView<Eigen::Lower>().rankUpdate(jt);
+    jtj_sum.template triangularView<Eigen::Lower>() += jtj_part.template cast<double>();
+    jte_sum += (jt * r).template cast<double>();
   }
   jtj_sum.template triangularView<Eigen::StrictlyUpper>() = jtj_sum.transpose();
   jtj.resize(static_cast<std::size_t>(params * params));

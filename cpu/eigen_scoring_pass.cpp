@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
 #include "model/contracts/gaussian_columns.hpp"
 
@@ -32,7 +33,11 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
   const std::size_t tiles = (count_ + kCandidateTile - 1) / kCandidateTile;
   const std::size_t k = k_;
 
-#pragma omp parallel num_threads(threads_)
+  // Each candidate not yet used reads its column once, and E's k columns on a reset.
+  std::size_t active = 0;
+  for (std::size_t c = 0; c < count_; ++c) active += used_[c] ? 0 : 1;
+  const int team = threads_for_work(threads_, n_ * active * (reset ? k + 2 : 1));
+#pragma omp parallel num_threads(team)
   {
     // Partial sums per candidate of the tile: z, then n and g_j on reset.
     std::vector<T> z(kCandidateTile), nn(kCandidateTile), g(kCandidateTile * k);

@@ -15,7 +15,7 @@ namespace rbf::model {
 enum class TaskKind { auto_detect, regression, classification };
 enum class Strategy { ols, max_residual };
 enum class Precision { float32, float64 };
-enum class RefineMethod { adam, lm };
+enum class RefineMethod { adam, lm, auto_select };
 
 struct DataConfig {
   std::string path;                   // training CSV
@@ -64,7 +64,9 @@ struct StoppingConfig {
 struct RefineConfig {
   std::size_t every = 0;        // refine after every K nodes during growth; 0 = never
   bool at_end = false;          // refine the kept model once growth stops
-  RefineMethod method = RefineMethod::adam;  // adam (full-batch gradients) or lm (Levenberg-Marquardt)
+  // adam (full-batch gradients), lm (Levenberg-Marquardt), or auto: lm for models small enough
+  // (resolve_refine_method), adam beyond.
+  RefineMethod method = RefineMethod::auto_select;
   std::size_t epochs = 50;      // adam: gradient steps; lm: accepted damped Gauss-Newton steps
   double learning_rate = 0.01;  // adam step size, in standardized units
   double damping = 1e-3;        // lm: initial damping, relative to diag(J^T J)

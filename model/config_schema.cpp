@@ -346,7 +346,9 @@ std::vector<Field> build_fields() {
   f.push_back(unsigned_field("refine", "every", member(&C::refine, &RefineConfig::every), std::size_t{0}));
   f.push_back(bool_field("refine", "at_end", member(&C::refine, &RefineConfig::at_end)));
   f.push_back(choice_field("refine", "method", member(&C::refine, &RefineConfig::method),
-                           std::vector<Choice<RefineMethod>>{{RefineMethod::adam, "adam"}, {RefineMethod::lm, "lm"}}));
+                           std::vector<Choice<RefineMethod>>{{RefineMethod::adam, "adam"},
+                                                                             {RefineMethod::lm, "lm"},
+                                                                             {RefineMethod::auto_select, "auto"}}));
   f.push_back(unsigned_field("refine", "epochs", member(&C::refine, &RefineConfig::epochs), std::size_t{1}));
   f.push_back(real_field("refine", "learning_rate", member(&C::refine, &RefineConfig::learning_rate),
                          RealRange{0.0, true, 10.0, false}));

@@ -55,7 +55,7 @@ RefineOutcome GrowthRun<T>::optimize(RefineEngine<T>& engine, const NodeParams& 
 template <typename T>
 std::string GrowthRun<T>::describe(const RefineOutcome& out, const std::string& engine, std::size_t nodes) const {
   return fmt::format("refine {} nodes on the {} ({}, {} epochs, best at {}; {})", nodes, engine,
-                     config_.refine.method == RefineMethod::lm ? "lm" : "adam", out.epochs, out.best_epoch,
+                     refine_method_name(out.method), out.epochs, out.best_epoch,
                      out.stop_reason);
 }
 

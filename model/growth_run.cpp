@@ -165,7 +165,7 @@ IterationShape GrowthRun<T>::shape() const {
   s.candidates_stored = backend_->candidates_stored();
   s.refine_every = config_.refine.every;
   s.refine_epochs = config_.refine.epochs;
-  s.refine_lm = config_.refine.method == RefineMethod::lm;
+  s.refine_lm = resolve_refine_method(config_.refine.method, s.nodes * (p_.d + 1 + k_) + k_) == RefineMethod::lm;
   return s;
 }
 

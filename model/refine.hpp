@@ -15,7 +15,24 @@ namespace rbf::model {
 // Scores parameters on held-out data (lower is better), e.g. validation RMSE.
 using RefineScorer = std::function<double(const NodeParams&)>;
 
+// The most parameters Levenberg-Marquardt accepts: its P x P system takes 8 P^2 bytes.
+constexpr std::size_t kMaxLmParameters = 6000;
+
+// The most parameters refine.method auto gives to Levenberg-Marquardt. Its epoch costs about
+// n k P^2 + P^3 / 3 multiply-adds: up to here an epoch takes well under a second on one core
+// for a few thousand rows; beyond, auto uses adam, whose epoch costs n k P.
+constexpr std::size_t kAutoLmParameters = 2000;
+
+// The optimizer `method` stands for on a model of `parameters` values: auto is lm up to
+// kAutoLmParameters (on the benchmarks of docs/REFINEMENT.md only lm lowered the held-out
+// error noticeably), adam beyond; adam and lm are themselves.
+RefineMethod resolve_refine_method(RefineMethod method, std::size_t parameters);
+
+// The name of a method as refine.method spells it.
+const char* refine_method_name(RefineMethod method);
+
 struct RefineOutcome {
+  RefineMethod method = RefineMethod::adam;  // the optimizer that ran (auto resolved)
   NodeParams best;               // the best parameters seen, the start included
   double start_objective = 0;    // 0.5 * (mean squared error + ridge ||W||^2) at the start
   double best_objective = 0;     // ... at `best`
@@ -41,8 +58,5 @@ double refine_objective(double half_sse, const NodeParams& p, std::size_t rows, 
 template <typename T>
 RefineOutcome refine(RefineEngine<T>& engine, const NodeParams& start, std::size_t rows, const RefineConfig& config,
                      const RefineScorer& scorer, const std::atomic<bool>* stop = nullptr);
-
-// The most parameters Levenberg-Marquardt accepts: its P x P system takes 8 P^2 bytes.
-constexpr std::size_t kMaxLmParameters = 6000;
 
 }  // namespace rbf::model

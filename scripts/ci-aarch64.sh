@@ -133,6 +133,10 @@ VERSION
 }
 
 # --- 3. configure, build, test under qemu ------------------------------------------------------
+# rbfnet restarts itself through /proc/self/exe to get passive OpenMP waiting unless the
+# environment sets OMP_WAIT_POLICY; under qemu-user that restart would run the program without
+# the emulator's options (its CPU model, its library prefix), so the policy is set here.
+export OMP_WAIT_POLICY=passive
 build_and_test() {
   echo "== ci-aarch64: configuring $build"
   mkdir -p "$build"

@@ -284,7 +284,7 @@ TEST_CASE("config: wrong types name the key and the expected type") {
 }
 
 TEST_CASE("config: out-of-range values name the key and the allowed range") {
-  CHECK(contains(parse_error("refine:\n  method: sgd\n"), "cfg.yaml:2:11: 'refine.method' must be one of adam, lm"));
+  CHECK(contains(parse_error("refine:\n  method: sgd\n"), "cfg.yaml:2:11: 'refine.method' must be one of adam, lm, auto"));
   CHECK(contains(parse_error("refine:\n  learning_rate: 0\n"), "cfg.yaml:2:18: 'refine.learning_rate' must be"));
   CHECK(contains(parse_error("refine:\n  epochs: 0\n"), "'refine.epochs' must be an integer >= 1, got 0"));
   CHECK(contains(parse_error("refine:\n  ridge: -1\n"), "'refine.ridge' must be a number in [0, 1000000], got -1"));

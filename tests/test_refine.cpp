@@ -156,6 +156,7 @@ TEST_CASE("refine: adam and lm lower the objective from the same start; lm faste
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   model::RefineConfig adam;
+  adam.method = model::RefineMethod::adam;
   adam.epochs = 40;
   adam.learning_rate = 0.02;
   adam.patience = 0;
@@ -172,6 +173,34 @@ TEST_CASE("refine: adam and lm lower the objective from the same start; lm faste
   CHECK(a.best_score == a.best_objective);
   CHECK(model::refine_objective(engine.loss_gradient(a.best, nullptr), a.best, pr.n, 0.0) ==
         doctest::Approx(a.best_objective).epsilon(1e-12));
+}
+
+TEST_CASE("refine: auto is lm up to kAutoLmParameters parameters and adam beyond; it is the default") {
+  using model::RefineMethod;
+  CHECK(model::RefineConfig{}.method == RefineMethod::auto_select);
+  CHECK(model::resolve_refine_method(RefineMethod::auto_select, 1) == RefineMethod::lm);
+  CHECK(model::resolve_refine_method(RefineMethod::auto_select, model::kAutoLmParameters) == RefineMethod::lm);
+  CHECK(model::resolve_refine_method(RefineMethod::auto_select, model::kAutoLmParameters + 1) == RefineMethod::adam);
+  CHECK(model::kAutoLmParameters <= model::kMaxLmParameters);
+  // An explicit choice is kept, whatever the size.
+  CHECK(model::resolve_refine_method(RefineMethod::adam, 10) == RefineMethod::adam);
+  CHECK(model::resolve_refine_method(RefineMethod::lm, model::kAutoLmParameters + 1) == RefineMethod::lm);
+  CHECK(std::string(model::refine_method_name(RefineMethod::auto_select)) == "auto");
+}
+
+TEST_CASE("refine: the default settings cut a small model's objective by more than half, more than adam's") {
+  const Problem pr = make_problem(23, 6);
+  auto engine_ptr = make_engine<double>(pr);
+  auto& engine = *engine_ptr;
+  const model::RefineConfig defaults;
+  const model::RefineOutcome out = model::refine(engine, pr.p, pr.n, defaults, nullptr);
+  CHECK(out.method == model::RefineMethod::lm);
+  CHECK(out.best_objective < 0.5 * out.start_objective);
+  model::RefineConfig adam = defaults;
+  adam.method = model::RefineMethod::adam;
+  const model::RefineOutcome a = model::refine(engine, pr.p, pr.n, adam, nullptr);
+  CHECK(a.method == model::RefineMethod::adam);
+  CHECK(out.best_objective < 0.5 * a.best_objective);
 }
 
 TEST_CASE("refine: the ridge term pulls the output weights toward zero") {

@@ -119,6 +119,7 @@ TEST_CASE("refine: a diverging refinement is rolled back and leaves the model as
   const model::TrainResult plain = model::train(friedman(), c);
   c.refine.every = 6;
   c.refine.at_end = true;
+  c.refine.method = model::RefineMethod::adam;
   c.refine.learning_rate = 10.0;  // every step overshoots: validation gets worse at once
   c.refine.epochs = 5;
   c.refine.patience = 2;

@@ -38,7 +38,7 @@ class RBFNetBase(BaseEstimator):
         max_seconds=0.0,
         refine_every=0,
         refine_at_end=False,
-        refine_method="adam",
+        refine_method="auto",
         refine_epochs=50,
         refine_learning_rate=0.01,
         refine_damping=1e-3,

@@ -31,7 +31,7 @@ PARAMS = (
     Param("max_seconds", "stopping.max_seconds", 0.0),
     Param("refine_every", "refine.every", 0),
     Param("refine_at_end", "refine.at_end", False),
-    Param("refine_method", "refine.method", "adam"),
+    Param("refine_method", "refine.method", "auto"),
     Param("refine_epochs", "refine.epochs", 50),
     Param("refine_learning_rate", "refine.learning_rate", 0.01),
     Param("refine_damping", "refine.damping", 1e-3),

@@ -50,6 +50,22 @@ rbf_cli_test(version STDOUT "^rbfnet ${PROJECT_VERSION}\n$" ARGS --version)
 rbf_cli_test(info
   STDOUT "^rbfnet ${PROJECT_VERSION}.*compiler.*CPU kernels +(portable|avx2|avx512) \\(chosen at run time.*Eigen.*yaml-cpp.*spdlog.*fmt.*CLI11.*CUDA devices\n(.*\n)?  (\\[0\\] .*compute capability [0-9]+\\.[0-9]+|none: [a-z])"
   ARGS info)
+# OpenMP's idle threads sleep rather than spin unless the environment says otherwise: libgomp
+# prints the spin count it read when it started (before main) under OMP_DISPLAY_ENV=verbose.
+# Its default is 300000 (printed once more by the restarted program), passive waiting 0.
+if(OpenMP_CXX_FOUND AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CROSSCOMPILING)
+  rbf_cli_test(omp_wait_policy_passive STDOUT "^rbfnet ${PROJECT_VERSION}\n$"
+    STDERR "GOMP_SPINCOUNT = '0'" ARGS --version)
+  set_tests_properties(cli.omp_wait_policy_passive PROPERTIES ENVIRONMENT "OMP_DISPLAY_ENV=verbose")
+  rbf_cli_test(omp_wait_policy_from_environment STDERR "OMP_WAIT_POLICY = 'ACTIVE'"
+    NOT_STDERR "GOMP_SPINCOUNT = '0'" ARGS --version)
+  set_tests_properties(cli.omp_wait_policy_from_environment PROPERTIES
+    ENVIRONMENT "OMP_DISPLAY_ENV=verbose;OMP_WAIT_POLICY=active")
+  rbf_cli_test(omp_spincount_from_environment STDERR "GOMP_SPINCOUNT = '1234'"
+    NOT_STDERR "GOMP_SPINCOUNT = '0'" ARGS --version)
+  set_tests_properties(cli.omp_spincount_from_environment PROPERTIES
+    ENVIRONMENT "OMP_DISPLAY_ENV=verbose;GOMP_SPINCOUNT=1234")
+endif()
 
 # --- command-line errors ---------------------------------------------------------------------
 rbf_cli_test(no_command EXIT 2 STDERR "a command is required" ARGS)
@@ -210,7 +226,7 @@ set_tests_properties(cli.refine_train PROPERTIES FIXTURES_SETUP refined_model)
 rbf_cli_test(refine_evaluate STDOUT "accuracy (0\\.9[5-9][0-9]*|1\\.0000)"
   ARGS evaluate --model refined.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species)
 set_tests_properties(cli.refine_evaluate PROPERTIES FIXTURES_REQUIRED refined_model)
-rbf_cli_test(refine_bad_method EXIT 2 STDERR "--refine-method must be one of adam, lm, got 'sgd'"
+rbf_cli_test(refine_bad_method EXIT 2 STDERR "--refine-method must be one of adam, lm, auto, got 'sgd'"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-method sgd)
 rbf_cli_test(refine_bad_rate EXIT 2 STDERR "--refine-lr must be a number in .0, 10., got 0"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-lr 0)
