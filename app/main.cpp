@@ -14,6 +14,7 @@
 #include "app/logging_setup.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 
 namespace rbf::app {
 namespace {
@@ -111,6 +112,26 @@ void check_list_values(int argc, char** argv) {
       }
       if (value.find_first_not_of(", \t") == std::string::npos)
         throw InputError(name + " needs at least one column name or index, got '" + value + "'");
+    }
+  }
+}
+
+// CLI11 reads "--json=x" as a value for a switch and fails with "Could not convert"; a switch
+// takes no value at all ("--quiet=false" would read as a quiet run to many), and says so.
+void check_switch_values(const std::vector<const CLI::App*>& commands, int argc, char** argv) {
+  const auto chosen = std::find_if(commands.begin(), commands.end(),
+                                   [&](const CLI::App* command) { return command->get_name() == argv[1]; });
+  if (chosen == commands.end()) return;
+  const CLI::App* command = *chosen;
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") return;
+    const auto equals = word.find('=');
+    if (word.compare(0, 2, "--") != 0 || equals == std::string::npos) continue;
+    const std::string name = word.substr(0, equals);
+    const CLI::Option* option = command->get_option_no_throw(name);
+    if (option != nullptr && option->get_items_expected_max() == 0) {
+      throw InputError(name + " is a switch and takes no value, got '" + word + "'");
     }
   }
 }
@@ -278,6 +299,7 @@ int run_command_line(int original_argc, char** original_argv) {
 
   check_command_name(argc, argv);
   check_list_values(argc, argv);
+  check_switch_values({train, predict, evaluate, inspect, bench, calibrate, info}, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -304,6 +326,10 @@ int run_command_line(int original_argc, char** original_argv) {
       return kExitSuccess;
     }
     require_training_inputs(config);
+    // Said before the data is read, like every other usage error (the backend would say it later).
+    if (config.backend.kind == model::BackendKind::gpu && !gpu::built_with_cuda())
+      throw InputError("backend gpu (backend.kind, --backend) is not available: this rbfnet was built without CUDA; "
+                       "use cpu or auto");
     return run_train(config, resume_path, train_flags.config_file(), metrics_json);
   }
   if (chosen == predict) {

@@ -159,6 +159,10 @@ rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS 
 if(NOT RBF_HAVE_CUDA)
   rbf_cli_test(calibrate_without_cuda EXIT 2 STDERR "no GPU to calibrate: this rbfnet was built without CUDA"
     ARGS calibrate)
+  # Found by the argv fuzzer: the message named neither the flag nor the key.
+  rbf_cli_test(gpu_backend_without_cuda EXIT 2
+    STDERR "backend gpu \\(backend\\.kind, --backend\\) is not available: this rbfnet was built without CUDA; use cpu or auto"
+    ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --backend gpu --out never.rbfn)
 endif()
 
 # --- degenerate data and hostile values (tests/test_degenerate_data.cpp has every data case) --
@@ -207,6 +211,20 @@ rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one 
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
 rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
   ARGS bench --synthetic 1,5 --backends cpu --out never-made)
+# Found by the argv fuzzer (tests/cli/argv_fuzz.py, rows A1-A3 of docs/RELIABILITY.md): a switch
+# given a value ended in CLI11's "Could not convert: --json = x"; a value in brackets was read
+# as a list ("--data [good.csv]" read good.csv); blanks around a path were dropped, so another
+# file than the one named was read.
+rbf_cli_test(switch_with_value EXIT 2 STDERR "^rbfnet: error: --json is a switch and takes no value, got '--json=x'\n$"
+  ARGS inspect model.rbfn --json=x)
+rbf_cli_test(train_switch_with_value EXIT 2 STDERR "--print-config is a switch and takes no value, got '--print-config=yes'"
+  ARGS train --print-config=yes)
+rbf_cli_test(value_in_brackets_is_not_a_list EXIT 2 STDERR "data file '\\[${RBF_CLI_DATA}/good\\.csv\\]' does not exist"
+  ARGS train --data [${RBF_CLI_DATA}/good.csv] --target y --nodes 2 --out never.rbfn)
+rbf_cli_test(target_in_brackets_is_not_a_list EXIT 2 STDERR "'\\[y\\]'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target [y] --nodes 2 --out never.rbfn)
+rbf_cli_test(blank_around_path_kept EXIT 2 STDERR "data file ' ${RBF_CLI_DATA}/good\\.csv' does not exist"
+  ARGS train "--data= ${RBF_CLI_DATA}/good.csv" --target y --nodes 2 --out never.rbfn)
 
 # --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
 # Integer class labels read as a regression target are trained as asked, with a warning naming
