@@ -11,6 +11,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::app {
 
@@ -105,12 +106,14 @@ void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs)
     for (std::size_t i = 0; i < records.size(); ++i) {
       const model::IterationRecord& r = records[i];
       cumulative += r.total_ms;
-      char numbers[512];
-      std::snprintf(numbers, sizeof numbers, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.6g,", r.iteration,
-                    r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
-                    smooth[i], cumulative, r.train_rmse);
-      out << run.backend << "," << numbers;
-      if (r.val_rmse >= 0) out << fmt::format("{:.6g}", r.val_rmse);
+      // Every number exactly (data::round_trip_text), as in the iteration log; summary.md is
+      // the rounded view for people.
+      out << run.backend << ',' << r.iteration << ',' << r.nodes << ',' << r.backend;
+      for (const double v : {r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms, smooth[i], cumulative,
+                             r.train_rmse})
+        out << ',' << data::round_trip_text(v);
+      out << ',';
+      if (r.val_rmse >= 0) out << data::round_trip_text(r.val_rmse);
       out << "," << csv_field(r.event) << "\n";
     }
   }

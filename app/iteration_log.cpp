@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::app {
 
@@ -31,22 +32,16 @@ const char* IterationLog::csv_header() {
 }
 
 std::string IterationLog::csv_row(const model::IterationRecord& r) {
-  char buf[512];
-  auto opt = [](double v, char* out, std::size_t size) {
-    if (v < 0) {
-      out[0] = '\0';
-    } else {
-      std::snprintf(out, size, "%.6g", v);
-    }
-  };
-  char val[32], acc[32];
-  opt(r.val_rmse, val, sizeof val);
-  opt(r.val_accuracy, acc, sizeof acc);
-  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d,%.4f,", r.iteration,
-                r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
-                r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0, r.refine_ms);
+  // Every number exactly (data::round_trip_text): the log is read by programs, and a rounded
+  // RMSE or width is not the one the run used. A negative validation figure means "none".
+  const auto number = [](double v) { return data::round_trip_text(v); };
+  const auto optional = [](double v) { return v < 0 ? std::string() : data::round_trip_text(v); };
+  std::string row = std::to_string(r.iteration) + ',' + std::to_string(r.nodes) + ',' + r.backend;
+  for (const double v : {r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms, r.train_rmse})
+    row += ',' + number(v);
+  row += ',' + optional(r.val_rmse) + ',' + optional(r.val_accuracy) + ',' + std::to_string(r.row) + ',' +
+         number(r.width) + ',' + (r.dependent ? "1" : "0") + ',' + number(r.refine_ms) + ',';
   // The event is free text: quote it (RFC 4180) so commas in it cannot shift columns.
-  std::string row = buf;
   if (!r.event.empty()) {
     row += '"';
     for (char c : r.event) row += c == '"' ? std::string("\"\"") : std::string(1, c);
