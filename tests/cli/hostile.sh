@@ -180,6 +180,17 @@ evaluate_targets_by_name)
   grep -E '^  B .*R2 0\.99' out >/dev/null || fail "--target B,A scores B against A"
   expect 2 "--target column 'C' is not a target of the model, which predicts 'A', 'B'" \
     "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target C ;;
+evaluate_many_classes)
+  # 150 classes: beyond 100 the text lists the largest confusions and the JSON the non-zero
+  # cells, instead of a classes x classes matrix (400 million cells for 20,000 classes).
+  awk 'BEGIN { srand(9); print "a,b,y"; for (i = 0; i < 300; i++) print rand() "," rand() ",c" (i % 150) }' >many.csv
+  "$RBFNET" train --data many.csv --target y --nodes 1 --pool 5 --validation 0 --out many.rbfn --quiet \
+    --log-level warn >/dev/null 2>&1 || fail "cannot train"
+  expect 0 "" "$RBFNET" evaluate --model many.rbfn --data many.csv --target y
+  grep -q "confusion matrix: 150 classes, too many to print" out || fail "no summary of the confusions"
+  [ "$(wc -l <out)" -le 24 ] || fail "the text report has $(wc -l <out) lines"
+  expect 0 "" "$RBFNET" evaluate --model many.rbfn --data many.csv --target y --json
+  grep -q '"confusion":null,"confusion_cells":\[\[0,' out || fail "no non-zero cells in the JSON" ;;
 na_in_numeric_target)
   { echo x,y; i=1; while [ $i -le 40 ]; do echo "$i,$((i * 2))"; i=$((i + 1)); done; echo 41,NA; } >na.csv
   expect 2 "na.csv:42:2: 'NA' in target column 2 \('y'\) is not a number, but 40 of its 41 values are" \
