@@ -12,18 +12,26 @@
 
 namespace rbf::app {
 
-IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append)
-    : csv_path_(csv_path), quiet_(!progress), line_(max_nodes) {
+IterationLog::IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append)
+    : target_(csv), append_(append), quiet_(!progress), line_(max_nodes) {
   progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
-  if (!csv_path_.empty()) {
-    csv_ = std::fopen(csv_path_.c_str(), append ? "a" : "w");
-    if (!csv_) throw InputError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
-    if (!append || std::ftell(csv_) == 0) std::fprintf(csv_, "%s\n", csv_header());
-  }
 }
 
 IterationLog::~IterationLog() {
   if (csv_) std::fclose(csv_);
+}
+
+void IterationLog::open_csv() {
+  const char* mode = append_ ? "a" : "w";
+  if (target_.stream_fd >= 0) {
+    const int fd = ::dup(target_.stream_fd);  // fclose must not close the process's own stream
+    csv_ = fd >= 0 ? ::fdopen(fd, mode) : nullptr;
+    if (!csv_ && fd >= 0) ::close(fd);
+  } else {
+    csv_ = std::fopen(target_.resolved.c_str(), mode);
+  }
+  if (!csv_) throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
+  if (!append_ || std::ftell(csv_) <= 0) std::fprintf(csv_, "%s\n", csv_header());
 }
 
 const char* IterationLog::csv_header() {
@@ -51,10 +59,11 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
 }
 
 void IterationLog::record(const model::IterationRecord& r) {
+  if (!csv_ && !target_.path.empty()) open_csv();
   if (csv_) {
     const std::string row = csv_row(r);
     if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0)
-      throw RuntimeError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
+      throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
   }
   if (progress_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

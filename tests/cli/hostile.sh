@@ -103,6 +103,16 @@ stale_temporary_removed)
   expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out p.csv
   [ ! -e "p.csv.tmp-$dead" ] || fail "the stale temporary of pid $dead is still there"
   [ -e p.csv.tmp-1 ] || fail "the temporary of a running process was removed" ;;
+log_through_output_policy)
+  # The iteration log follows the policy of every output: a symlink is written through, the
+  # mode of the file it replaces is kept, a standard stream is written in place.
+  : >real.csv && chmod 600 real.csv && ln -s real.csv link.csv
+  expect 0 "" train_small --out m.rbfn --log-iter link.csv
+  [ -L link.csv ] || fail "the symlink was replaced by a file"
+  grep -q '^iteration,nodes,' real.csv || fail "the log did not reach the symlink's target"
+  [ "$(ls -l real.csv | cut -c1-10)" = "-rw-------" ] || fail "mode became $(ls -l real.csv | cut -c1-10)"
+  expect 0 "" train_small --out m.rbfn --log-iter /proc/self/fd/1
+  grep -q '^iteration,nodes,' out || fail "the log did not reach standard output" ;;
 # --- non-regular inputs: read once, never without bound -------------------------------------
 fifo_data_read_once)
   mkfifo data.csv
@@ -145,10 +155,12 @@ sigint_during_setup)
     print rand() "," rand() "," rand() "," c / 2000 ",c" c } }' >classes.csv
   set -- train --data classes.csv --target y --pool 100000 --threads 1 --backend cpu --nodes 5 --out c.rbfn \
     --quiet --log-level warn
-  "$RBFNET" "$@" >out 2>err &
+  echo "the previous run's log" >log.csv && cp log.csv log-before.csv
+  "$RBFNET" "$@" --log-iter log.csv >out 2>err &
   pid=$!
   sleep 3
   stop_within $pid INT 10
+  same_bytes log.csv log-before.csv  # no iteration ran: the previous log stays
   [ $status = 130 ] || fail "exit status $status after SIGINT during set-up, expected 130"
   grep -q "interrupted after 0 iterations" err || fail "not stopped during set-up"
   [ -f c.rbfn.ckpt ] || fail "no checkpoint written"
