@@ -34,7 +34,8 @@ OUTPUT_FLAGS = {"--out", "--checkpoint", "--log-iter", "--metrics-json"}
 LOG_LINE = re.compile(r"^\[\d\d:\d\d:\d\d\.\d{3}\] [a-z]+: ")
 # Texts that only a C++ library or a crash would print.
 LEAKS = re.compile(r"internal error|terminate called|what\(\)|basic_string|_M_|std::|stoi|stoul|stod|"
-                   r"vector::|bad_alloc|Segmentation|Aborted|core dumped|CLI::|Could not convert", re.I)
+                   r"vector::|bad_alloc|Segmentation|Aborted|core dumped|CLI::|Could not convert|"
+                   r"required but received|required \S+ missing|not expected|(?-i:At (Most|Least) )", re.I)
 
 
 def flags_of(rbfnet, command, env):
@@ -56,7 +57,8 @@ def make_fixtures(rbfnet, data_dir, work, env):
     """Small inputs in WORK/fixtures: data files, a config, a model, a checkpoint."""
     fix = os.path.join(work, "fixtures")
     os.makedirs(fix)
-    for name in ["good.csv", "two_classes.csv", "malformed.csv", "small.yaml", "semicolon.csv"]:
+    for name in ["good.csv", "two_classes.csv", "malformed.csv", "small.yaml", "semicolon.csv", "int_labels.csv",
+                 "degenerate.csv", "double_limits.csv", "comma_name.csv", "nonnumeric.csv", "bad_enum.yaml"]:
         shutil.copy(os.path.join(data_dir, name), fix)
     os.makedirs(os.path.join(fix, "folder"))
     os.symlink("good.csv", os.path.join(fix, "link.csv"))
@@ -83,9 +85,12 @@ class Generator:
         kind = rng.random()
         if kind < 0.3:  # something plausible for the flag
             plausible = {
-                "--data": ["good.csv", "two_classes.csv", "-"], "--validation-data": ["good.csv"],
+                "--data": ["good.csv", "two_classes.csv", "-", "int_labels.csv", "degenerate.csv", "link.csv",
+                           "double_limits.csv", "comma_name.csv"],
+                "--validation-data": ["good.csv", "int_labels.csv", "degenerate.csv"],
                 "--model": ["trained.rbfn", "classes.rbfn"], "--resume": ["run.ckpt"], "--config": ["small.yaml"],
-                "--target": ["y", "label", "0", "-1", "x1,y", "y,y"], "--features": ["x1", "x2", "0,1"],
+                "--target": ["y", "label", "0", "-1", "x1,y", "y,y", "price\\,usd", "huge", "x2,y"],
+                "--features": ["x1", "x2", "0,1", "tiny,constant", "-2", "label"],
                 "--keep": ["x1", "0"], "--id": ["x2"], "--task": ["regression", "classification", "auto"],
                 "--backend": ["cpu", "auto", "gpu"], "--backends": ["cpu", "cpu,auto", "gpu"],
                 "--precision": ["float32", "float64"], "--strategy": ["ols", "max_residual"],
@@ -95,7 +100,8 @@ class Generator:
             }.get(flag)
             if plausible:
                 return rng.choice(plausible)
-            return str(rng.choice([0, 1, 2, 3, 5, 10]))
+            return rng.choice(["0", "1", "2", "3", "5", "10", "0.5", "1e-6", "1e-320", "1e308", "1000", "1024",
+                               "0.1,0.2", "1e308,1e-308", "30"])
         if kind < 0.55:  # numbers at and past their limits
             return rng.choice(["0", "-1", "-0", "1e999", "-1e999", "nan", "NaN", "inf", "-inf", "1e-320",
                                "0x10", "1.5", "2.5e3", "18446744073709551616", "9223372036854775807",
