@@ -174,17 +174,23 @@ def snapshot(folder):
 
 
 def named_files(argv, folder):
-    """(read, written): the names in `folder` the command line reads and writes."""
+    """(read, written): the names in `folder` the command line reads and writes. A repeated flag
+    counts with its last value only: that one replaces the others."""
     names = set(os.listdir(folder))
-    read, written = set(), set()
+    last = {}
+    positional = []
     for i, word in enumerate(argv):
-        flag, value = None, word
         if word.startswith("--") and "=" in word:
             flag, value = word.split("=", 1)
-        elif i > 0 and argv[i - 1].startswith("--"):
-            flag = argv[i - 1]
+            last[flag] = value
+        elif i > 0 and argv[i - 1].startswith("--") and "=" not in argv[i - 1]:
+            last[argv[i - 1]] = word
+        else:
+            positional.append(word)
+    read, written = set(), set()
+    for flag, value in list(last.items()) + [(None, word) for word in positional]:
         value = os.path.normpath(value) if value else value
-        if value in names or value + ".ckpt" in names:
+        if value in names:
             (written if flag in OUTPUT_FLAGS else read).add(value)
         if flag == "--resume" and value in names:  # a resumed run goes on writing its checkpoint and model
             written.update([value, "trained.rbfn"])
@@ -260,11 +266,15 @@ def run_case(rbfnet, fixtures, work, argv, case_seconds, env):
     if status >= 0:
         problems += check_stderr(status, err, argv)
     after = snapshot(folder)
+    # A symlink and its target are one file: reading or writing either reads or writes both.
+    real = {name: os.path.basename(os.path.realpath(os.path.join(folder, name))) for name in before}
+    read_files = {real.get(name, name) for name in read}
+    written_files = {real.get(name, name) for name in written}
     for name, sha in before.items():
         changed = after.get(name) != sha
-        if changed and name in read and name not in written:
+        if changed and real[name] in read_files and name not in written:
             problems.append("the input '%s' was changed" % name)
-        elif changed and (status != 0 or name not in written) and not signalled:
+        elif changed and (status != 0 or real[name] not in written_files) and not signalled:
             problems.append("'%s' was changed by a run that %s" %
                             (name, "failed" if status != 0 else "did not name it as an output"))
     for name in after:
