@@ -129,7 +129,7 @@ class Generator:
                         "predict": ["--model", "trained.rbfn", "--data", "good.csv"],
                         "evaluate": ["--model", "trained.rbfn", "--data", "good.csv", "--target", "y"],
                         "inspect": ["trained.rbfn"],
-                        "bench": ["--synthetic", "30,2", "--nodes", "2", "--backends", "cpu", "--quiet",
+                        "bench": ["--synthetic", "30,5", "--nodes", "2", "--backends", "cpu", "--quiet",
                                   "--out", "bench-out"]}.get(command, [])
                 args += base
             for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4, 6])):
