@@ -1,5 +1,6 @@
 // Every writer of numbers meant for programs gives back the exact double: JSON, the iteration
-// log, bench's costs.csv, the calibration cache and the config YAML (predictions: hostile.sh).
+// log, bench's costs.csv, the calibration cache, the config YAML and a checkpoint's training
+// state (predictions: hostile.sh predictions_exact).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "data/text.hpp"
 #include "model/config_yaml.hpp"
 #include "model/switching/calibration_cache.hpp"
+#include "model/training_state.hpp"
 
 namespace {
 
@@ -171,4 +173,32 @@ TEST_CASE("number writers: real config values survive config_to_yaml and back") 
     CHECK_MESSAGE(back.trainer.lambda == v, rbf::data::round_trip_text(v));
     CHECK(back.refine.ridge == config.refine.ridge);
   }
+}
+
+TEST_CASE("number writers: the training state of a checkpoint reads back exactly") {
+  rbf::model::TrainingState state;
+  state.train_rmse_at = hostile_values();  // one per node count, 0 included
+  for (std::size_t node = 0; node + 1 < state.train_rmse_at.size(); ++node) state.chosen.push_back(node);
+  state.iteration = state.chosen.size();
+  state.candidates = state.chosen.size();
+  state.best_nodes = 3;
+  state.best_val_rmse = 1.0 / 3.0;
+  state.best_val_accuracy = 2.0 / 3.0;
+  state.elapsed_seconds = 1e9 + 1;
+  state.node_centers = hostile_values();
+  for (const double v : hostile_values())
+    if (v > 0) state.node_widths.push_back(v);  // widths are positive; one per node
+  const rbf::model::TrainingState back =
+      rbf::model::decode_training_state(rbf::model::encode_training_state(state), "state");
+  CHECK(identical(back.best_val_rmse, state.best_val_rmse));
+  CHECK(identical(back.best_val_accuracy, state.best_val_accuracy));
+  CHECK(identical(back.elapsed_seconds, state.elapsed_seconds));
+  REQUIRE(back.train_rmse_at.size() == state.train_rmse_at.size());
+  REQUIRE(back.node_centers.size() == state.node_centers.size());
+  for (std::size_t i = 0; i < state.train_rmse_at.size(); ++i) {
+    CHECK(identical(back.train_rmse_at[i], state.train_rmse_at[i]));
+    CHECK(identical(back.node_centers[i], state.node_centers[i]));
+  }
+  REQUIRE(back.node_widths.size() == state.node_widths.size());
+  for (std::size_t i = 0; i < state.node_widths.size(); ++i) CHECK(identical(back.node_widths[i], state.node_widths[i]));
 }
