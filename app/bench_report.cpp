@@ -11,6 +11,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::app {
 
@@ -67,7 +68,7 @@ std::string header_line(const std::vector<std::string>& columns) {
   return out + "\n";
 }
 
-std::string number_or_empty(double value) { return value >= 0 ? fmt::format("{:.6g}", value) : std::string(); }
+std::string number_or_empty(double value) { return value >= 0 ? data::round_trip_text(value) : std::string(); }
 
 // "cpu", "gpu", "cpu->gpu", "cpu->gpu->cpu": where the run's iterations went, in order.
 std::string devices_used(const BenchRun& run) {
@@ -199,10 +200,13 @@ void write_spread_csv(const std::string& path, const std::vector<BenchRun>& runs
   out << header_line(spread_columns());
   for (const std::string& backend : backends) {
     for (const NodeSpread& n : node_spread(completed_runs(runs, backend))) {
-      out << fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},{:.4f},{:.4f},{}\n", backend,
-                         n.nodes, n.repeats, n.smoothed_ms.median, n.smoothed_ms.min, n.smoothed_ms.max,
-                         n.cumulative_ms.median, n.cumulative_ms.min, n.cumulative_ms.max, n.select_ms, n.add_ms,
-                         n.update_ms, n.evaluate_ms, number_or_empty(n.val_rmse));
+      // Exact numbers, as in costs.csv.
+      out << backend << ',' << n.nodes << ',' << n.repeats;
+      for (const double v : {n.smoothed_ms.median, n.smoothed_ms.min, n.smoothed_ms.max, n.cumulative_ms.median,
+                             n.cumulative_ms.min, n.cumulative_ms.max, n.select_ms, n.add_ms, n.update_ms,
+                             n.evaluate_ms})
+        out << ',' << data::round_trip_text(v);
+      out << ',' << number_or_empty(n.val_rmse) << '\n';
     }
   }
   const std::string text = out.str();
@@ -220,12 +224,14 @@ void write_costs_csv(const std::string& path, const std::vector<BenchRun>& runs)
     for (std::size_t i = 0; i < records.size(); ++i) {
       const model::IterationRecord& r = records[i];
       cumulative += r.total_ms;
-      char numbers[512];
-      std::snprintf(numbers, sizeof numbers, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.6g,", r.iteration,
-                    r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
-                    smooth[i], cumulative, r.train_rmse);
-      out << run.backend << "," << numbers;
-      if (r.val_rmse >= 0) out << fmt::format("{:.6g}", r.val_rmse);
+      // Every number exactly (data::round_trip_text), as in the iteration log; summary.md is
+      // the rounded view for people.
+      out << run.backend << ',' << r.iteration << ',' << r.nodes << ',' << r.backend;
+      for (const double v : {r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms, smooth[i], cumulative,
+                             r.train_rmse})
+        out << ',' << data::round_trip_text(v);
+      out << ',';
+      if (r.val_rmse >= 0) out << data::round_trip_text(r.val_rmse);
       out << "," << csv_field(r.event) << "," << run.repeat << "\n";
     }
   }

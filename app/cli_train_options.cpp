@@ -60,7 +60,8 @@ CLI::Option* ConfigFlags::add_value(CLI::App& command, const std::string& flag, 
   binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
                        ->type_name(value_name)
                        ->expected(1)
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                       ->allow_extra_args(false);  // else CLI11 reads "[a]" as the list {a}
   return binding.option;
 }
 
@@ -77,7 +78,8 @@ CLI::Option* ConfigFlags::add_list(CLI::App& command, const std::string& flag, c
   binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
                        ->type_name(value_name)
                        ->expected(1)
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+                       ->allow_extra_args(false);  // else CLI11 reads "[a]" as the list {a}
   return binding.option;
 }
 

@@ -38,6 +38,25 @@ std::vector<std::size_t> model_outputs(const std::vector<std::string>& given, co
   return output;
 }
 
+// Up to this many classes the confusion matrix is printed whole (text) or as a matrix (JSON).
+constexpr std::size_t kDenseConfusionClasses = 100;
+constexpr std::size_t kConfusionsListed = 20;
+
+// Text report of many classes: the most frequent confusions instead of a matrix nobody reads.
+void print_largest_confusions(std::vector<model::ConfusionCell> cells, const std::vector<std::string>& names) {
+  cells.erase(std::remove_if(cells.begin(), cells.end(),
+                             [](const model::ConfusionCell& cell) { return cell.truth == cell.predicted; }),
+              cells.end());
+  std::stable_sort(cells.begin(), cells.end(), [](const model::ConfusionCell& a, const model::ConfusionCell& b) {
+    return a.count > b.count;
+  });
+  const std::size_t shown = std::min(cells.size(), kConfusionsListed);
+  std::printf("  confusion matrix: %zu classes, too many to print (--json lists its non-zero cells); ", names.size());
+  std::printf("%zu distinct confusions, the %zu most frequent (true -> predicted: rows):\n", cells.size(), shown);
+  for (std::size_t i = 0; i < shown; ++i)
+    std::printf("    %s -> %s: %zu\n", names[cells[i].truth].c_str(), names[cells[i].predicted].c_str(), cells[i].count);
+}
+
 // Prints the JSON document when asked for (a failed write is reported by run_reporting_errors).
 int finish(JsonWriter& json, bool print_json) {
   if (print_json) std::fputs(json.end_object().str().c_str(), stdout);
@@ -102,20 +121,36 @@ int run_evaluate(const EvaluateOptions& options) {
   }
   const std::vector<std::size_t> pred = net.predict_classes(ds.x.data(), ds.rows);
   const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs);
+  const bool dense = net.outputs <= kDenseConfusionClasses;
   if (options.json) {
     json.key("accuracy").value(m.accuracy).key("macro_f1").value(m.macro_f1);
     json.key("classes").strings(net.class_names);
-    json.key("confusion").begin_array();  // rows: true class, columns: predicted class
-    for (const auto& row : m.confusion) {
+    // rows: true class, columns: predicted class; beyond kDenseConfusionClasses the matrix
+    // would be mostly zeros (400 million numbers for 20,000 classes): its non-zero cells instead.
+    json.key("confusion");
+    if (dense) {
       json.begin_array();
-      for (std::size_t count : row) json.value(count);
+      for (const auto& row : model::dense_confusion(m.confusion, net.outputs)) {
+        json.begin_array();
+        for (std::size_t count : row) json.value(count);
+        json.end_array();
+      }
+      json.end_array();
+    } else {
+      json.null().key("confusion_cells").begin_array();  // [true class, predicted class, rows], 0-based
+      for (const model::ConfusionCell& cell : m.confusion)
+        json.begin_array().value(cell.truth).value(cell.predicted).value(cell.count).end_array();
       json.end_array();
     }
-    json.end_array();
     return finish(json, true);
   }
-  std::printf("  accuracy %.4f  macro-F1 %.4f\n  confusion matrix (rows: true class, columns: predicted)\n",
-              m.accuracy, m.macro_f1);
+  std::printf("  accuracy %.4f  macro-F1 %.4f\n", m.accuracy, m.macro_f1);
+  if (!dense) {
+    print_largest_confusions(m.confusion, net.class_names);
+    return finish(json, false);
+  }
+  std::printf("  confusion matrix (rows: true class, columns: predicted)\n");
+  const std::vector<std::vector<std::size_t>> confusion = model::dense_confusion(m.confusion, net.outputs);
   std::size_t width = 6;
   for (const auto& name : net.class_names) width = std::max(width, name.size() + 1);
   std::printf("  %*s", static_cast<int>(width), "");
@@ -123,7 +158,7 @@ int run_evaluate(const EvaluateOptions& options) {
   std::printf("\n");
   for (std::size_t r = 0; r < net.outputs; ++r) {
     std::printf("  %*s", static_cast<int>(width), net.class_names[r].c_str());
-    for (std::size_t c = 0; c < net.outputs; ++c) std::printf(" %*zu", static_cast<int>(width), m.confusion[r][c]);
+    for (std::size_t c = 0; c < net.outputs; ++c) std::printf(" %*zu", static_cast<int>(width), confusion[r][c]);
     std::printf("\n");
   }
   return finish(json, false);

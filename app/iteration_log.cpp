@@ -8,21 +8,30 @@
 #include <cstring>
 
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::app {
 
-IterationLog::IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append)
-    : csv_path_(csv_path), quiet_(!progress), line_(max_nodes) {
+IterationLog::IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append)
+    : target_(csv), append_(append), quiet_(!progress), line_(max_nodes) {
   progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
-  if (!csv_path_.empty()) {
-    csv_ = std::fopen(csv_path_.c_str(), append ? "a" : "w");
-    if (!csv_) throw InputError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
-    if (!append || std::ftell(csv_) == 0) std::fprintf(csv_, "%s\n", csv_header());
-  }
 }
 
 IterationLog::~IterationLog() {
   if (csv_) std::fclose(csv_);
+}
+
+void IterationLog::open_csv() {
+  const char* mode = append_ ? "a" : "w";
+  if (target_.stream_fd >= 0) {
+    const int fd = ::dup(target_.stream_fd);  // fclose must not close the process's own stream
+    csv_ = fd >= 0 ? ::fdopen(fd, mode) : nullptr;
+    if (!csv_ && fd >= 0) ::close(fd);
+  } else {
+    csv_ = std::fopen(target_.resolved.c_str(), mode);
+  }
+  if (!csv_) throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
+  if (!append_ || std::ftell(csv_) <= 0) std::fprintf(csv_, "%s\n", csv_header());
 }
 
 const char* IterationLog::csv_header() {
@@ -31,22 +40,16 @@ const char* IterationLog::csv_header() {
 }
 
 std::string IterationLog::csv_row(const model::IterationRecord& r) {
-  char buf[512];
-  auto opt = [](double v, char* out, std::size_t size) {
-    if (v < 0) {
-      out[0] = '\0';
-    } else {
-      std::snprintf(out, size, "%.6g", v);
-    }
-  };
-  char val[32], acc[32];
-  opt(r.val_rmse, val, sizeof val);
-  opt(r.val_accuracy, acc, sizeof acc);
-  std::snprintf(buf, sizeof buf, "%zu,%zu,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.6g,%s,%s,%lld,%.6g,%d,%.4f,", r.iteration,
-                r.nodes, r.backend.c_str(), r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms,
-                r.train_rmse, val, acc, r.row, r.width, r.dependent ? 1 : 0, r.refine_ms);
+  // Every number exactly (data::round_trip_text): the log is read by programs, and a rounded
+  // RMSE or width is not the one the run used. A negative validation figure means "none".
+  const auto number = [](double v) { return data::round_trip_text(v); };
+  const auto optional = [](double v) { return v < 0 ? std::string() : data::round_trip_text(v); };
+  std::string row = std::to_string(r.iteration) + ',' + std::to_string(r.nodes) + ',' + r.backend;
+  for (const double v : {r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms, r.total_ms, r.train_rmse})
+    row += ',' + number(v);
+  row += ',' + optional(r.val_rmse) + ',' + optional(r.val_accuracy) + ',' + std::to_string(r.row) + ',' +
+         number(r.width) + ',' + (r.dependent ? "1" : "0") + ',' + number(r.refine_ms) + ',';
   // The event is free text: quote it (RFC 4180) so commas in it cannot shift columns.
-  std::string row = buf;
   if (!r.event.empty()) {
     row += '"';
     for (char c : r.event) row += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -56,10 +59,11 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
 }
 
 void IterationLog::record(const model::IterationRecord& r) {
+  if (!csv_ && !target_.path.empty()) open_csv();
   if (csv_) {
     const std::string row = csv_row(r);
     if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0)
-      throw RuntimeError("cannot write the iteration log '" + csv_path_ + "': " + std::strerror(errno));
+      throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
   }
   if (progress_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

@@ -7,16 +7,24 @@
 #include <string>
 
 #include "app/progress_line.hpp"
+#include "data/output_target.hpp"
 #include "model/trainer.hpp"
 
 namespace rbf::app {
 
+// The CSV goes where the output-path policy resolved it (data::FilePlan::output: never an input
+// or another output, symlinks followed, devices and streams in place, the folder checked). It
+// is streamed, not replaced atomically like the other outputs, on purpose: it is read while the
+// run goes (tail -f, plots), a resumed run appends to it, and a run that fails keeps the rows
+// of the iterations it did, which show where it failed. It is opened at the first iteration,
+// so a run that fails before one (bad data, memory, set-up) leaves the previous log as it was;
+// an existing file keeps its mode, as truncating a file in place does.
 class IterationLog {
  public:
-  // csv_path empty: no CSV. progress: a compact updating line when stderr is a terminal, a
+  // csv.path empty: no CSV. progress: a compact updating line when stderr is a terminal, a
   // log line per iteration otherwise; without it (--quiet) iterations are logged at debug level.
   // append: continue an existing CSV (a resumed run) instead of starting a new one.
-  IterationLog(const std::string& csv_path, bool progress, std::size_t max_nodes, bool append = false);
+  IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append = false);
   ~IterationLog();
   IterationLog(const IterationLog&) = delete;
   IterationLog& operator=(const IterationLog&) = delete;
@@ -29,7 +37,10 @@ class IterationLog {
   static std::string csv_row(const model::IterationRecord& rec);
 
  private:
-  std::string csv_path_;
+  void open_csv();
+
+  data::OutputTarget target_;
+  bool append_ = false;
   std::FILE* csv_ = nullptr;
   bool quiet_ = false;
   bool progress_ = false;

@@ -15,6 +15,7 @@
 #include "app/omp_wait_policy.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
+#include "model/contracts/gpu_entry_points.hpp"
 
 namespace rbf::app {
 namespace {
@@ -114,6 +115,48 @@ void check_list_values(int argc, char** argv) {
         throw InputError(name + " needs at least one column name or index, got '" + value + "'");
     }
   }
+}
+
+// CLI11 reads "--json=x" as a value for a switch and fails with "Could not convert"; a switch
+// takes no value at all ("--quiet=false" would read as a quiet run to many), and says so.
+void check_switch_values(const std::vector<const CLI::App*>& commands, int argc, char** argv) {
+  const auto chosen = std::find_if(commands.begin(), commands.end(),
+                                   [&](const CLI::App* command) { return command->get_name() == argv[1]; });
+  if (chosen == commands.end()) return;
+  const CLI::App* command = *chosen;
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") return;
+    const auto equals = word.find('=');
+    if (word.compare(0, 2, "--") != 0 || equals == std::string::npos) continue;
+    const std::string name = word.substr(0, equals);
+    const CLI::Option* option = command->get_option_no_throw(name);
+    if (option != nullptr && option->get_items_expected_max() == 0) {
+      throw InputError(name + " is a switch and takes no value, got '" + word + "'");
+    }
+  }
+}
+
+// CLI11 would take the words after "--" as positional arguments, which only inspect has, and
+// report them in a scrambled order; no rbfnet value needs it.
+void check_no_separator(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--")
+      throw InputError(std::string("'--' is not used by 'rbfnet ") + argv[1] +
+                       "': give every value after its flag (a file whose name starts with '-' as ./NAME)");
+  }
+}
+
+// CLI11's "--data: 1 required FILE missing" as a sentence: "--data needs a value (FILE)".
+std::string parse_error_text(const std::string& text) {
+  const std::string required = ": 1 required ", missing = " missing";
+  const auto at = text.find(required);
+  if (text.compare(0, 1, "-") == 0 && at != std::string::npos && text.size() > missing.size() &&
+      text.compare(text.size() - missing.size(), missing.size(), missing) == 0) {
+    const std::size_t type_at = at + required.size();
+    return text.substr(0, at) + " needs a value (" + text.substr(type_at, text.size() - missing.size() - type_at) + ")";
+  }
+  return text;
 }
 
 void check_bench_backends(const std::vector<std::string>& backends) {
@@ -290,10 +333,20 @@ int run_command_line(int original_argc, char** original_argv) {
       app.add_subcommand("info", "Print build options, compiler, library versions and the CUDA devices found");
   info->footer(kExitStatus);
 
-  for (CLI::App* command : {train, predict, evaluate, inspect, bench, calibrate, info}) command->allow_extras();
+  for (CLI::App* command : {train, predict, evaluate, inspect, bench, calibrate, info}) {
+    command->allow_extras();
+    // A repeated flag replaces the earlier value, for every flag alike (CLI11 would refuse a
+    // second --data with "At Most 1 required but received 2", but not a second --nodes).
+    for (CLI::Option* option : command->get_options()) {
+      if (!option->get_positional() && option->get_items_expected_max() == 1)
+        option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
 
   check_command_name(argc, argv);
   check_list_values(argc, argv);
+  check_switch_values({train, predict, evaluate, inspect, bench, calibrate, info}, argc, argv);
+  check_no_separator(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -303,7 +356,7 @@ int run_command_line(int original_argc, char** original_argv) {
     // A misspelt flag explains a "required" error that follows from it; report it first.
     if (!chosen.empty()) check_leftovers(*chosen.front());
     const std::string help = chosen.empty() ? "rbfnet --help" : "rbfnet " + chosen.front()->get_name() + " --help";
-    throw InputError(std::string(e.what()) + " (see '" + help + "')");
+    throw InputError(parse_error_text(e.what()) + " (see '" + help + "')");
   }
   CLI::App* chosen = app.get_subcommands().front();
   check_leftovers(*chosen);
@@ -320,6 +373,10 @@ int run_command_line(int original_argc, char** original_argv) {
       return kExitSuccess;
     }
     require_training_inputs(config);
+    // Said before the data is read, like every other usage error (the backend would say it later).
+    if (config.backend.kind == model::BackendKind::gpu && !gpu::built_with_cuda())
+      throw InputError("backend gpu (backend.kind, --backend) is not available: this rbfnet was built without CUDA; "
+                       "use cpu or auto");
     return run_train(config, resume_path, train_flags.config_file(), metrics_json);
   }
   if (chosen == predict) {

@@ -89,7 +89,8 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
-  if (!config.logging.iteration_log.empty()) files.output(config.logging.iteration_log, "--log-iter");
+  data::OutputTarget log_target;  // no path: no log
+  if (!config.logging.iteration_log.empty()) log_target = files.output(config.logging.iteration_log, "--log-iter");
   if (!metrics_json.empty()) files.output(metrics_json, "--metrics-json");
 
   Checkpoint resumed;
@@ -164,7 +165,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   provenance.data_sha256 = data_sha256;
   provenance.config_yaml = model::config_to_yaml(config);
 
-  IterationLog log(config.logging.iteration_log, config.logging.progress, config.stopping.max_nodes,
+  IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
                    /*append=*/!resume_from.empty());
   options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
   options.checkpoint_every = config.output.checkpoint_every;

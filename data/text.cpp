@@ -1,8 +1,10 @@
 // Small text helpers shared by the layers above data/.
 #include "data/text.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace rbf::data {
 
@@ -15,7 +17,11 @@ std::string trim(const std::string& text) {
 
 std::string round_trip_text(double value) {
   char buf[32];
-  for (int digits = 15; digits < 17; ++digits) {
+  // Any text of at most 15 significant digits reads back as the double nearest to it, so %.15g
+  // is the shortest text wherever 15 digits or fewer suffice (%g drops trailing zeros). Below
+  // the smallest normal double fewer digits are exact, so the search starts at one (5e-324).
+  const int fewest = value != 0 && std::fabs(value) < std::numeric_limits<double>::min() ? 1 : 15;
+  for (int digits = fewest; digits < 17; ++digits) {
     std::snprintf(buf, sizeof buf, "%.*g", digits, value);
     if (std::strtod(buf, nullptr) == value) return buf;
   }

@@ -8,8 +8,11 @@ namespace rbf::data {
 // `text` without leading and trailing spaces, tabs, carriage returns and line feeds.
 std::string trim(const std::string& text);
 
-// The shortest of %.15g, %.16g and %.17g that reads back as exactly `value`, so a number
-// written to a file loses nothing (1e9+123 is "1000000123", 0.1 is "0.1").
+// The shortest text that reads back as exactly `value` (strtod, the CSV reader, JSON and YAML
+// parsers), so a number written for machines loses nothing: 1e9+123 is "1000000123", 0.1 is
+// "0.1", -0 is "-0", the smallest denormal "5e-324". Every number rbfnet writes for a program
+// to read (predictions, JSON, CSV logs, caches, configs) goes through it; NaN and infinities
+// come out as "nan" and "inf", which writers that have no such values (JSON) handle first.
 std::string round_trip_text(double value);
 
 }  // namespace rbf::data

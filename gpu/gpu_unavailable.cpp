@@ -7,6 +7,8 @@ namespace rbf::gpu {
 
 namespace {
 const char* const kNoCuda = "this rbfnet was built without CUDA";
+// Only backend.kind (--backend) gpu reaches these: auto never asks a build without CUDA.
+const char* const kUseCpu = "; use cpu or auto";
 }  // namespace
 
 bool built_with_cuda() { return false; }
@@ -18,17 +20,17 @@ DeviceReport query_devices() {
 }
 
 std::shared_ptr<Context> open_context(const model::GpuOptions&) {
-  throw InputError(std::string("the GPU backend is not available: ") + kNoCuda);
+  throw InputError(std::string("backend gpu (backend.kind, --backend) is not available: ") + kNoCuda + kUseCpu);
 }
 
 template <typename T>
 std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context>, const model::GpuOptions&) {
-  throw InputError(std::string("the GPU backend is not available: ") + kNoCuda);
+  throw InputError(std::string("backend gpu (backend.kind, --backend) is not available: ") + kNoCuda + kUseCpu);
 }
 
 template <typename T>
 std::unique_ptr<model::RefineEngine<T>> make_refine_engine(std::shared_ptr<Context>) {
-  throw InputError(std::string("GPU refinement is not available: ") + kNoCuda);
+  throw InputError(std::string("GPU refinement (backend.kind, --backend gpu) is not available: ") + kNoCuda + kUseCpu);
 }
 
 std::string device_name(int) { throw InputError(kNoCuda); }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "data/errors.hpp"
+#include "data/text.hpp"
 #include "model/config_schema.hpp"
 #include "model/config_yaml.hpp"
 
@@ -39,11 +40,7 @@ std::string format_real(double value) {
     std::snprintf(buffer, sizeof buffer, "%.0f", value);
     return buffer;
   }
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
+  return data::round_trip_text(value);
 }
 
 std::string quote(const std::string& text) {

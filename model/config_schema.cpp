@@ -140,7 +140,10 @@ Field text_field(const char* section, const char* key, Member<Section, std::stri
   Field field = make_field(section, key, std::move(allowed));
   const std::string allowed_text = field.allowed;
   field.read = [m, allowed_text](Config& config, const Node& node, const std::string& subject) {
-    m.of(config) = node.IsNull() ? std::string() : scalar_of(node, subject, allowed_text);
+    // Not trimmed: " a.csv" names another file than "a.csv" (YAML has already dropped the
+    // blanks around an unquoted value).
+    if (!node.IsNull() && !node.IsScalar()) fail_value(subject, allowed_text, describe_node(node));
+    m.of(config) = node.IsNull() ? std::string() : node.Scalar();
   };
   field.write = [m](const Config& config) { return quote(m.of(config)); };
   field.valid = [m, may_be_empty](const Config& config) { return may_be_empty || !m.of(config).empty(); };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace rbf::model {
 
@@ -59,23 +60,36 @@ double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
                                              const std::vector<std::size_t>& truth, std::size_t classes) {
   ClassificationMetrics m;
-  m.confusion.assign(classes, std::vector<std::size_t>(classes, 0));
-  for (std::size_t i = 0; i < truth.size(); ++i) ++m.confusion[truth[i]][predicted[i]];
+  std::vector<std::pair<std::size_t, std::size_t>> pairs(truth.size());
+  std::vector<std::size_t> right(classes, 0), actual(classes, 0), guessed(classes, 0);
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    pairs[i] = {truth[i], predicted[i]};
+    ++actual[truth[i]];
+    ++guessed[predicted[i]];
+    right[truth[i]] += truth[i] == predicted[i];
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (const auto& pair : pairs) {
+    if (m.confusion.empty() || m.confusion.back().truth != pair.first || m.confusion.back().predicted != pair.second)
+      m.confusion.push_back(ConfusionCell{pair.first, pair.second, 0});
+    ++m.confusion.back().count;
+  }
   m.accuracy = accuracy(predicted, truth);
   double f1_sum = 0;
   std::size_t present = 0;
   for (std::size_t c = 0; c < classes; ++c) {
-    std::size_t tp = m.confusion[c][c], actual = 0, guessed = 0;
-    for (std::size_t o = 0; o < classes; ++o) {
-      actual += m.confusion[c][o];
-      guessed += m.confusion[o][c];
-    }
-    if (actual == 0 && guessed == 0) continue;
+    if (actual[c] == 0 && guessed[c] == 0) continue;
     ++present;
-    f1_sum += 2.0 * static_cast<double>(tp) / static_cast<double>(actual + guessed);
+    f1_sum += 2.0 * static_cast<double>(right[c]) / static_cast<double>(actual[c] + guessed[c]);
   }
   m.macro_f1 = present ? f1_sum / static_cast<double>(present) : 0.0;
   return m;
+}
+
+std::vector<std::vector<std::size_t>> dense_confusion(const std::vector<ConfusionCell>& cells, std::size_t classes) {
+  std::vector<std::vector<std::size_t>> matrix(classes, std::vector<std::size_t>(classes, 0));
+  for (const ConfusionCell& cell : cells) matrix[cell.truth][cell.predicted] = cell.count;
+  return matrix;
 }
 
 std::vector<std::size_t> predicted_classes(const double* scores, std::size_t rows, std::size_t k) {

@@ -17,18 +17,29 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
 // validation RMSE, on one-hot targets for classification); 0 when count is 0.
 double pooled_rmse(const double* pred, const double* truth, std::size_t count);
 
+// One non-zero cell of a confusion matrix: `count` rows of class `truth` predicted as `predicted`.
+struct ConfusionCell {
+  std::size_t truth = 0, predicted = 0, count = 0;
+};
+
 struct ClassificationMetrics {
   double accuracy = 0;
   double macro_f1 = 0;  // mean F1 over classes that occur in truth or predictions
-  std::vector<std::vector<std::size_t>> confusion;  // [true][predicted]
+  // The confusion matrix's non-zero cells, by true class, then predicted class: at most one per
+  // row, so 20,000 classes cost what their rows cost, not 400 million cells.
+  std::vector<ConfusionCell> confusion;
 };
+
+// The dense classes x classes matrix [true][predicted] of `cells`, for reports of few classes.
+std::vector<std::vector<std::size_t>> dense_confusion(const std::vector<ConfusionCell>& cells, std::size_t classes);
 
 // The share of rows whose predicted class is the true one (0 without rows). Linear in the
 // rows whatever the class count: the trainer scores validation every iteration, and a
 // confusion matrix of 20,000 classes would be 3.2 GB.
 double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth);
 
-// Accuracy, macro-F1 and the classes x classes confusion matrix (for reports).
+// Accuracy, macro-F1 and the confusion matrix's non-zero cells (for reports); time and memory
+// grow with rows + classes.
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
                                              const std::vector<std::size_t>& truth, std::size_t classes);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "data/errors.hpp"
+#include "data/text.hpp"
 
 namespace rbf::model {
 
@@ -16,10 +17,14 @@ namespace {
 constexpr const char* kHeader = "rbfnet-training-state 2";
 constexpr const char* kHeaderV1 = "rbfnet-training-state 1";
 
+// Counts as integers, reals as the shortest text that reads back exactly (data/text.hpp).
+std::string text_of(std::size_t value) { return std::to_string(value); }
+std::string text_of(double value) { return data::round_trip_text(value); }
+
 template <typename V>
 void put_list(std::ostringstream& out, const char* key, const std::vector<V>& values) {
   out << key << ' ' << values.size();
-  for (const V& v : values) out << ' ' << v;
+  for (const V& v : values) out << ' ' << text_of(v);
   out << '\n';
 }
 
@@ -80,17 +85,16 @@ constexpr std::size_t kLimit = std::size_t(1) << 32;
 
 std::string encode_training_state(const TrainingState& s) {
   std::ostringstream out;
-  out.precision(17);
   out << kHeader << '\n';
   out << "iteration " << s.iteration << '\n';
   put_list(out, "chosen", s.chosen);
   put_list(out, "skipped", s.skipped);
   out << "best_nodes " << s.best_nodes << '\n';
   out << "since_best " << s.since_best << '\n';
-  out << "best_val_rmse " << s.best_val_rmse << '\n';
-  out << "best_val_accuracy " << s.best_val_accuracy << '\n';
+  out << "best_val_rmse " << text_of(s.best_val_rmse) << '\n';
+  out << "best_val_accuracy " << text_of(s.best_val_accuracy) << '\n';
   put_list(out, "train_rmse_at", s.train_rmse_at);
-  out << "elapsed_seconds " << s.elapsed_seconds << '\n';
+  out << "elapsed_seconds " << text_of(s.elapsed_seconds) << '\n';
   out << "candidates " << s.candidates << '\n';
   out << "data_sha256 " << (s.data_sha256.empty() ? "-" : s.data_sha256) << '\n';
   if (!s.node_widths.empty()) {
@@ -100,7 +104,7 @@ std::string encode_training_state(const TrainingState& s) {
   if (s.best_snapshot_nodes > 0) {
     out << "best_snapshot_nodes " << s.best_snapshot_nodes << '\n';
     put_list(out, "best_snapshot", s.best_snapshot);
-    out << "best_snapshot_train_rmse " << s.best_snapshot_train_rmse << '\n';
+    out << "best_snapshot_train_rmse " << text_of(s.best_snapshot_train_rmse) << '\n';
   }
   out << "grown_since_refine " << s.grown_since_refine << '\n';
   out << "end\n";  // optional fields precede it; a state cut short lacks it

@@ -120,9 +120,7 @@ std::string calibration_to_text(const GpuCalibration& calibration, const std::st
   out << "device_name: " << quoted(calibration.device_name) << "\n";
   out << "integrated: " << (calibration.integrated ? "true" : "false") << "\n";
   for (const auto& figure : figures()) {
-    char value[64];
-    std::snprintf(value, sizeof value, "%.9g", calibration.*figure.second);
-    out << figure.first << ": " << value << "\n";
+    out << figure.first << ": " << data::round_trip_text(calibration.*figure.second) << "\n";
   }
   return out.str();
 }

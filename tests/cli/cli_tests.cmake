@@ -192,6 +192,10 @@ rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS 
 if(NOT RBF_HAVE_CUDA)
   rbf_cli_test(calibrate_without_cuda EXIT 2 STDERR "no GPU to calibrate: this rbfnet was built without CUDA"
     ARGS calibrate)
+  # Found by the argv fuzzer: the message named neither the flag nor the key.
+  rbf_cli_test(gpu_backend_without_cuda EXIT 2
+    STDERR "backend gpu \\(backend\\.kind, --backend\\) is not available: this rbfnet was built without CUDA; use cpu or auto"
+    ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --backend gpu --out never.rbfn)
 endif()
 
 # --- degenerate data and hostile values (tests/test_degenerate_data.cpp has every data case) --
@@ -240,6 +244,30 @@ rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one 
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
 rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
   ARGS bench --synthetic 1,5 --backends cpu --out never-made)
+# Found by the argv fuzzer (tests/cli/argv_fuzz.py, rows A1-A6 of docs/RELIABILITY.md): a switch
+# given a value ended in CLI11's "Could not convert: --json = x"; a value in brackets was read
+# as a list ("--data [good.csv]" read good.csv); blanks around a path were dropped, so another
+# file than the one named was read.
+rbf_cli_test(switch_with_value EXIT 2 STDERR "^rbfnet: error: --json is a switch and takes no value, got '--json=x'\n$"
+  ARGS inspect model.rbfn --json=x)
+rbf_cli_test(train_switch_with_value EXIT 2 STDERR "--print-config is a switch and takes no value, got '--print-config=yes'"
+  ARGS train --print-config=yes)
+rbf_cli_test(value_in_brackets_is_not_a_list EXIT 2 STDERR "data file '\\[${RBF_CLI_DATA}/good\\.csv\\]' does not exist"
+  ARGS train --data [${RBF_CLI_DATA}/good.csv] --target y --nodes 2 --out never.rbfn)
+rbf_cli_test(target_in_brackets_is_not_a_list EXIT 2 STDERR "'\\[y\\]'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target [y] --nodes 2 --out never.rbfn)
+# Also found by it: CLI11's own wording for a flag without its value ("--data: 1 required FILE
+# missing"), for a repeated --data ("At Most 1 required but received 2", while a repeated --nodes
+# took the last value) and for words after "--" (listed in a scrambled order).
+rbf_cli_test(flag_without_value EXIT 2 STDERR "^rbfnet: error: --data needs a value \\(FILE\\) \\(see 'rbfnet predict --help'\\)\n$"
+  ARGS predict --model model.rbfn --data)
+rbf_cli_test(repeated_flag_takes_the_last EXIT 2 STDERR "data file 'second\\.csv' does not exist"
+  ARGS predict --model ${RBF_CLI_DATA}/not_a_model.rbfn --data first.csv --data second.csv)
+rbf_cli_test(double_dash_refused EXIT 2
+  STDERR "^rbfnet: error: '--' is not used by 'rbfnet evaluate': give every value after its flag \\(a file whose name starts with '-' as \\./NAME\\)\n$"
+  ARGS evaluate --model m.rbfn --data d.csv --target y -- --delimiter auto)
+rbf_cli_test(blank_around_path_kept EXIT 2 STDERR "data file ' ${RBF_CLI_DATA}/good\\.csv' does not exist"
+  ARGS train "--data= ${RBF_CLI_DATA}/good.csv" --target y --nodes 2 --out never.rbfn)
 
 # --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
 # Integer class labels read as a regression target are trained as asked, with a warning naming

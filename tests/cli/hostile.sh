@@ -103,6 +103,16 @@ stale_temporary_removed)
   expect 0 "" "$RBFNET" predict --model m.rbfn --data good.csv --out p.csv
   [ ! -e "p.csv.tmp-$dead" ] || fail "the stale temporary of pid $dead is still there"
   [ -e p.csv.tmp-1 ] || fail "the temporary of a running process was removed" ;;
+log_through_output_policy)
+  # The iteration log follows the policy of every output: a symlink is written through, the
+  # mode of the file it replaces is kept, a standard stream is written in place.
+  : >real.csv && chmod 600 real.csv && ln -s real.csv link.csv
+  expect 0 "" train_small --out m.rbfn --log-iter link.csv
+  [ -L link.csv ] || fail "the symlink was replaced by a file"
+  grep -q '^iteration,nodes,' real.csv || fail "the log did not reach the symlink's target"
+  [ "$(ls -l real.csv | cut -c1-10)" = "-rw-------" ] || fail "mode became $(ls -l real.csv | cut -c1-10)"
+  expect 0 "" train_small --out m.rbfn --log-iter /proc/self/fd/1
+  grep -q '^iteration,nodes,' out || fail "the log did not reach standard output" ;;
 # --- non-regular inputs: read once, never without bound -------------------------------------
 fifo_data_read_once)
   mkfifo data.csv
@@ -145,10 +155,12 @@ sigint_during_setup)
     print rand() "," rand() "," rand() "," c / 2000 ",c" c } }' >classes.csv
   set -- train --data classes.csv --target y --pool 100000 --threads 1 --backend cpu --nodes 5 --out c.rbfn \
     --quiet --log-level warn
-  "$RBFNET" "$@" >out 2>err &
+  echo "the previous run's log" >log.csv && cp log.csv log-before.csv
+  "$RBFNET" "$@" --log-iter log.csv >out 2>err &
   pid=$!
   sleep 3
   stop_within $pid INT 10
+  same_bytes log.csv log-before.csv  # no iteration ran: the previous log stays
   [ $status = 130 ] || fail "exit status $status after SIGINT during set-up, expected 130"
   grep -q "interrupted after 0 iterations" err || fail "not stopped during set-up"
   [ -f c.rbfn.ckpt ] || fail "no checkpoint written"
@@ -180,6 +192,17 @@ evaluate_targets_by_name)
   grep -E '^  B .*R2 0\.99' out >/dev/null || fail "--target B,A scores B against A"
   expect 2 "--target column 'C' is not a target of the model, which predicts 'A', 'B'" \
     "$RBFNET" evaluate --model ab.rbfn --data ab.csv --target C ;;
+evaluate_many_classes)
+  # 150 classes: beyond 100 the text lists the largest confusions and the JSON the non-zero
+  # cells, instead of a classes x classes matrix (400 million cells for 20,000 classes).
+  awk 'BEGIN { srand(9); print "a,b,y"; for (i = 0; i < 300; i++) print rand() "," rand() ",c" (i % 150) }' >many.csv
+  "$RBFNET" train --data many.csv --target y --nodes 1 --pool 5 --validation 0 --out many.rbfn --quiet \
+    --log-level warn >/dev/null 2>&1 || fail "cannot train"
+  expect 0 "" "$RBFNET" evaluate --model many.rbfn --data many.csv --target y
+  grep -q "confusion matrix: 150 classes, too many to print" out || fail "no summary of the confusions"
+  [ "$(wc -l <out)" -le 24 ] || fail "the text report has $(wc -l <out) lines"
+  expect 0 "" "$RBFNET" evaluate --model many.rbfn --data many.csv --target y --json
+  grep -q '"confusion":null,"confusion_cells":\[\[0,' out || fail "no non-zero cells in the JSON" ;;
 na_in_numeric_target)
   { echo x,y; i=1; while [ $i -le 40 ]; do echo "$i,$((i * 2))"; i=$((i + 1)); done; echo 41,NA; } >na.csv
   expect 2 "na.csv:42:2: 'NA' in target column 2 \('y'\) is not a number, but 40 of its 41 values are" \

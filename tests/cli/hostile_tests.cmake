@@ -3,11 +3,12 @@
 set(RBF_HOSTILE_CASES
   out_is_data checkpoint_is_data log_is_data_through_link log_is_out predict_out_is_model
   predict_out_is_data missing_out_folder_first missing_checkpoint_folder_first name_too_long_with_suffix
-  symlink_kept fifo_out_written_in_place stream_out_written_in_place mode_kept stale_temporary_removed
+  symlink_kept log_through_output_policy fifo_out_written_in_place stream_out_written_in_place mode_kept
+  stale_temporary_removed
   fifo_data_read_once dev_zero_data dev_zero_config stdout_full resume_other_problem
   resume_changed_validation_data
   sigint_during_refinement sigterm_during_refinement sigint_during_setup predictions_exact evaluate_targets_by_name
-  na_in_numeric_target)
+  evaluate_many_classes na_in_numeric_target)
 if(NOT CMAKE_CROSSCOMPILING)
   foreach(case ${RBF_HOSTILE_CASES})
     add_test(NAME cli.hostile.${case}
