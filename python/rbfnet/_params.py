@@ -28,6 +28,7 @@ PARAMS = (
     Param("max_nodes", "stopping.max_nodes", 100),
     Param("goal", "stopping.goal", 0.0),
     Param("patience", "stopping.patience", 20),
+    Param("refit", "stopping.refit", False),
     Param("max_seconds", "stopping.max_seconds", 0.0),
     Param("refine_every", "refine.every", 0),
     Param("refine_at_end", "refine.at_end", False),
