@@ -15,7 +15,7 @@
 namespace rbf::app {
 namespace {
 
-// "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 100]"; empty defaults
+// "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 300]"; empty defaults
 // ("" or []) are left out.
 std::string with_key(const std::string& help, const std::string& key_path) {
   const std::string value = model::config_value_to_yaml(model::Config(), key_path);

@@ -19,7 +19,7 @@ class RBFNetBase(BaseEstimator):
 
     def __init__(
         self,
-        max_nodes=100,
+        max_nodes=300,
         validation=0.2,
         seed=42,
         stratify=True,

@@ -25,7 +25,7 @@ PARAMS = (
     Param("dependency_tol", "trainer.dependency_tol", 1e-4),
     Param("precision", "trainer.precision", "float32"),
     Param("threads", "trainer.threads", 0),
-    Param("max_nodes", "stopping.max_nodes", 100),
+    Param("max_nodes", "stopping.max_nodes", 300),
     Param("goal", "stopping.goal", 0.0),
     Param("patience", "stopping.patience", 20),
     Param("refit", "stopping.refit", False),
