@@ -15,7 +15,7 @@
 namespace rbf::app {
 namespace {
 
-// "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 100]"; empty defaults
+// "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 300]"; empty defaults
 // ("" or []) are left out.
 std::string with_key(const std::string& help, const std::string& key_path) {
   const std::string value = model::config_value_to_yaml(model::Config(), key_path);
@@ -143,6 +143,11 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--goal", "stopping.goal", "RMSE", "Stop at this training RMSE (standardized), >= 0");
   flags.add_value(command, "--patience", "stopping.patience", "N",
                   "Stop after N iterations without validation improvement; 0 = off");
+  CLI::Option* refit = flags.add_switch(command, "--refit", "stopping.refit", "true",
+                                        "Once validation has chosen the node count, grow that many nodes again on all rows");
+  CLI::Option* no_refit = flags.add_switch(command, "--no-refit", "stopping.refit", "false",
+                                           "Keep the model grown on the training rows, without refitting on all rows");
+  refit->excludes(no_refit);
   flags.add_value(command, "--max-seconds", "stopping.max_seconds", "SEC", "Wall-clock limit; 0 = none");
   flags.add_value(command, "--refine-every", "refine.every", "K", "Refine centers, widths and weights every K nodes; 0 = never");
   flags.add_switch(command, "--refine-at-end", "refine.at_end", "true", "Refine the kept model once growth stops");

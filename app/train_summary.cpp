@@ -49,12 +49,22 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),
               result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
               result.stop_reason.c_str());
-  std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
+  const model::RefitReport& refit = result.refit;
+  if (refit.done) {
+    std::printf("  kept %zu nodes (best on validation), then grew them again on all %zu rows in %.3f s (refit)\n",
+                refit.nodes, refit.rows, refit.seconds);
+    if (refit.stop_reason != "reached max_nodes") std::printf("  refit stopped: %s\n", refit.stop_reason.c_str());
+  } else {
+    std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
+  }
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
   std::printf("  candidates: %zu (%s), sigma0 %.4g\n", result.candidates,
               result.candidates_stored ? "stored" : "evaluated on the fly", result.sigma0);
-  print_scores("training:", result.train_scores, classifies(result));
-  if (result.validation_scores.rows > 0) print_scores("validation:", result.validation_scores, classifies(result));
+  print_scores(refit.done ? "all rows:" : "training:", result.train_scores, classifies(result));
+  if (result.validation_scores.rows > 0) {
+    print_scores("validation:", result.validation_scores, classifies(result));
+    if (refit.done) std::printf("              (validation: the model before the refit, which chose the node count)\n");
+  }
   if (!config.logging.iteration_log.empty())
     std::printf("  iteration log: %s\n", config.logging.iteration_log.c_str());
   std::printf("  model: %s\n", config.output.model.c_str());
@@ -76,6 +86,16 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
   // RMSE in target units for regression; for classification, of the class scores.
   scores_json(json, "training", result.train_scores, classifies(result));
   scores_json(json, "validation", result.validation_scores, classifies(result));
+  // After a refit, "training" scores the refit network on every row and "validation" the
+  // early-stopped network that chose the node count.
+  json.key("refit");
+  if (result.refit.done) {
+    json.begin_object().key("nodes").value(result.refit.nodes).key("rows").value(result.refit.rows);
+    json.key("seconds").value(result.refit.seconds).key("stop_reason").value(result.refit.stop_reason);
+    json.end_object();
+  } else {
+    json.null();
+  }
   json.key("model").value(config.output.model);
   json.key("iteration_log").value(config.logging.iteration_log);
   json.end_object();

@@ -53,9 +53,12 @@ struct TrainerConfig {
 };
 
 struct StoppingConfig {
-  std::size_t max_nodes = 100;  // Gaussian nodes, bias excluded
+  std::size_t max_nodes = 300;  // Gaussian nodes, bias excluded
   double goal = 0.0;            // stop when training RMSE (standardized units) <= goal
   std::size_t patience = 20;    // iterations without validation improvement; 0 = off
+  // With validation: once growth stops, grow the kept node count again on every row
+  // (training and validation) and keep that model instead.
+  bool refit = false;
   double max_seconds = 0.0;     // wall-clock limit; 0 = none
 };
 

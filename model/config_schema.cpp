@@ -343,6 +343,7 @@ std::vector<Field> build_fields() {
   f.push_back(real_field("stopping", "goal", member(&C::stopping, &StoppingConfig::goal),
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(unsigned_field("stopping", "patience", member(&C::stopping, &StoppingConfig::patience), std::size_t{0}));
+  f.push_back(bool_field("stopping", "refit", member(&C::stopping, &StoppingConfig::refit)));
   f.push_back(real_field("stopping", "max_seconds", member(&C::stopping, &StoppingConfig::max_seconds),
                          RealRange{0.0, false, kNoLimit, false}));
   // refine

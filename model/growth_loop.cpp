@@ -244,7 +244,7 @@ void GrowthRun<T>::finish(TrainResult& result, double elapsed_seconds) {
   for (const auto& rec : result.iterations)
     if (used.find(rec.backend) == std::string::npos) used += (used.empty() ? "" : "+") + rec.backend;
   if (!used.empty()) result.network.provenance.backend = used;
-  if (result.interrupted) {
+  if (result.interrupted || options_.state_in_result) {
     TrainingState st = state();
     st.elapsed_seconds = elapsed_seconds;
     result.network.training_state = encode_training_state(st);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/growth_run.hpp"
@@ -15,17 +17,68 @@ namespace rbf::model {
 
 using detail::GrowthRun;
 
+namespace {
+
+TrainResult grow(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
+  check_training_memory(dataset, config);  // before the first large allocation, not after it
+  return config.trainer.precision == Precision::float64 ? GrowthRun<double>(dataset, config, options).run()
+                                                        : GrowthRun<float>(dataset, config, options).run();
+}
+
+// stopping.refit: grows result.network's node count again on every row, with the run's
+// config otherwise, and puts that network in its place. Interrupted, the result stays the
+// early-stopped run's, with its training state, as the checkpoint to resume.
+void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                       TrainResult& result) {
+  const std::size_t nodes = result.network.nodes();
+  Config all = config;
+  all.data.validation = 0;
+  all.data.validation_path.clear();
+  all.stopping.max_nodes = nodes;
+  all.stopping.goal = 0;         // exactly `nodes`, not fewer: the goal was met on fewer rows
+  all.stopping.max_seconds = 0;  // growing `nodes` again costs about what it took to get there
+  TrainOptions again_options;
+  again_options.stop_requested = options.stop_requested;
+  again_options.data_sha256 = options.data_sha256;
+  again_options.hooks = options.hooks;
+  spdlog::info("refit: growing the {} nodes kept on validation again on all {} rows", nodes, dataset.rows);
+  TrainResult again = grow(dataset, all, again_options);
+  if (again.interrupted) {
+    result.interrupted = true;
+    result.stop_reason = "interrupted";
+    result.events.push_back("refit on all rows interrupted; the checkpoint is the run before it");
+    return;
+  }
+  result.network = std::move(again.network);
+  result.network.training_state.clear();
+  std::vector<std::size_t> rows(dataset.rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  result.train_scores = score_rows(result.network, dataset, rows);
+  result.refit.done = true;
+  result.refit.nodes = result.network.nodes();
+  result.refit.rows = again.train_rows;
+  result.refit.seconds = again.setup_seconds + again.seconds;
+  result.refit.stop_reason = again.stop_reason;
+  result.refine_seconds += again.refine_seconds;
+  for (const std::string& event : again.events) result.events.push_back("refit: " + event);
+}
+
+}  // namespace
+
 TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
-  check_training_memory(dataset, config);  // before the first large allocation, not after it
-  TrainResult result = config.trainer.precision == Precision::float64
-                           ? GrowthRun<double>(dataset, config, options).run()
-                           : GrowthRun<float>(dataset, config, options).run();
-  if (!result.interrupted) {
-    // The run's own split, scored by the saved network.
-    const data::Split split = detail::validation_split(dataset, config, options.validation_from);
-    result.train_scores = score_rows(result.network, dataset, split.train);
-    result.validation_scores = score_rows(result.network, dataset, split.validation);
+  TrainOptions first = options;
+  first.state_in_result = config.stopping.refit;
+  TrainResult result = grow(dataset, config, first);
+  if (result.interrupted) return result;
+  // The run's own split, scored by the network it kept; a refit adds the validation rows.
+  const data::Split split = detail::validation_split(dataset, config, options.validation_from);
+  result.train_scores = score_rows(result.network, dataset, split.train);
+  result.validation_scores = score_rows(result.network, dataset, split.validation);
+  if (config.stopping.refit && !split.validation.empty()) {
+    refit_on_all_rows(dataset, config, options, result);
+  } else {
+    result.network.training_state.clear();
   }
   return result;
 }

@@ -34,6 +34,15 @@ struct IterationRecord {
   std::string event;           // a backend switch or fallback that happened after this iteration
 };
 
+// stopping.refit: the node count kept on validation, grown again on every row.
+struct RefitReport {
+  bool done = false;           // false: no refit asked for, or no validation rows to add
+  std::size_t nodes = 0;       // the kept node count, grown again
+  std::size_t rows = 0;        // every row: training and validation
+  double seconds = 0;          // the refit's set-up and growth
+  std::string stop_reason;     // "reached max_nodes" unless no admissible candidate was left
+};
+
 struct TrainResult {
   Network network;
   std::vector<IterationRecord> iterations;
@@ -50,8 +59,10 @@ struct TrainResult {
   std::vector<std::string> events;  // switches and fallbacks, in order
   bool interrupted = false;         // stopped by TrainOptions::stop_requested
   // The kept network on the training and the validation rows, in target units; not filled
-  // in when interrupted.
+  // in when interrupted. After a refit, train_scores are the refit network's on every row
+  // and validation_scores the early-stopped network's, which chose the node count.
   FitScores train_scores, validation_scores;
+  RefitReport refit;
   // Interrupted before a resumed run had rebuilt its model: nothing changed since the
   // checkpoint it resumed, which stays as it is; `network` is empty.
   bool resume_unchanged = false;
@@ -91,6 +102,9 @@ struct TrainOptions {
   // > 0: the dataset's rows from this one on are a separate validation set (the rows of
   // data.validation_path), and data.validation is not used.
   std::size_t validation_from = 0;
+  // The result's network carries its training state even when the run was not interrupted,
+  // so that a stop during a refit can checkpoint the run that chose the node count.
+  bool state_in_result = false;
   TrainerHooks hooks;
 };
 

@@ -117,6 +117,16 @@ py::dict summary(const model::TrainResult& result) {
   s["val_accuracy"] = result.best_val_accuracy < 0 ? std::nan("") : result.best_val_accuracy;
   s["events"] = result.events;
   s["backend"] = result.network.provenance.backend;
+  if (result.refit.done) {
+    py::dict refit;
+    refit["nodes"] = result.refit.nodes;
+    refit["rows"] = result.refit.rows;
+    refit["seconds"] = result.refit.seconds;
+    refit["stop_reason"] = result.refit.stop_reason;
+    s["refit"] = refit;
+  } else {
+    s["refit"] = py::none();
+  }
   return s;
 }
 

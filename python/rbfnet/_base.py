@@ -19,7 +19,7 @@ class RBFNetBase(BaseEstimator):
 
     def __init__(
         self,
-        max_nodes=100,
+        max_nodes=300,
         validation=0.2,
         seed=42,
         stratify=True,
@@ -35,6 +35,7 @@ class RBFNetBase(BaseEstimator):
         threads=0,
         goal=0.0,
         patience=20,
+        refit=False,
         max_seconds=0.0,
         refine_every=0,
         refine_at_end=False,
@@ -73,6 +74,7 @@ class RBFNetBase(BaseEstimator):
         self.threads = threads
         self.goal = goal
         self.patience = patience
+        self.refit = refit
         self.max_seconds = max_seconds
         self.refine_every = refine_every
         self.refine_at_end = refine_at_end

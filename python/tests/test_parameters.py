@@ -2,6 +2,7 @@
 the same C++ validation as YAML files and command-line flags."""
 import inspect
 
+import numpy as np
 import pytest
 
 from rbfnet import RBFNetClassifier, RBFNetRegressor
@@ -67,3 +68,18 @@ def test_parameters_reach_the_trainer(friedman):
     assert model.fit_summary_["candidates"] == len(X)  # every row, one width
     recorded = params_from_values(native.config_values(model.network_.config_yaml))
     assert recorded == model.get_params()
+
+
+def test_refit_grows_the_kept_node_count_on_every_row(friedman):
+    X, y = friedman
+    common = dict(validation=0.25, patience=5, max_nodes=150, threads=1)
+    early = RBFNetRegressor(**common).fit(X, y)
+    refit = RBFNetRegressor(refit=True, **common).fit(X, y)
+    assert early.fit_summary_["refit"] is None
+    assert refit.fit_summary_["refit"]["nodes"] == early.n_nodes_ == refit.n_nodes_
+    assert refit.fit_summary_["refit"]["rows"] == len(X)
+    # The refit model is the one grown to that count on every row without validation.
+    direct = RBFNetRegressor(validation=0.0, patience=0, max_nodes=early.n_nodes_, threads=1).fit(X, y)
+    assert np.array_equal(refit.centers_, direct.centers_)
+    assert np.array_equal(refit.weights_, direct.weights_)
+    assert params_from_values(native.config_values(refit.network_.config_yaml))["refit"] is True

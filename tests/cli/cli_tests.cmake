@@ -293,6 +293,18 @@ rbf_cli_test(metrics_json
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --quiet --out iris.rbfn
     --metrics-json /dev/stdout)
 set_tests_properties(cli.metrics_json PROPERTIES FIXTURES_SETUP iris_model)
+# --refit: the node count kept on validation, grown again on every row (tests/test_refit.cpp
+# has the trainer's side: the same network as a run to that count without validation).
+add_test(NAME cli.refit_grows_the_kept_count_on_all_rows
+  COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${RBF_CLI_LAUNCHER}$<TARGET_FILE:rbfnet>"
+    "-DDATA=${PROJECT_SOURCE_DIR}/data/diabetes.csv" -DTARGET=progression
+    "-DWORK=${RBF_CLI_WORK_DIR}/refit"
+    -P ${RBF_CLI_TEST_DIR}/refit_expect.cmake
+  WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+set_tests_properties(cli.refit_grows_the_kept_count_on_all_rows PROPERTIES LABELS cli)
+rbf_cli_test(refit_and_no_refit EXIT 2 STDERR "--refit excludes --no-refit"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refit --no-refit)
 rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same file as --data"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --metrics-json ${RBF_CLI_DATA}/good.csv)
 
