@@ -198,7 +198,7 @@ void check_gpu_against_cpu(std::size_t n, std::size_t d, std::size_t pool) {
 
 RBF_BACKEND_CASES("50 nodes match the float64 reference", check_against_reference)
 RBF_BACKEND_CASES("matrix-free candidates match stored ones", check_matrix_free)
-RBF_BACKEND_CASES("ties go to the lowest index; dependent candidates are skipped", check_ties_and_dependence)
+RBF_BACKEND_CASES("ties go to the lowest index, and dependent candidates are skipped", check_ties_and_dependence)
 RBF_BACKEND_CASES("max-residual selection, used marks and reset", check_max_residual_and_marks)
 RBF_BACKEND_CASES("several outputs match the float64 reference", check_multi_output)
 

@@ -151,7 +151,7 @@ TEST_CASE("refine: float32 gradients agree with float64 to float precision") {
   for (std::size_t i = 0; i < g64.size(); ++i) CHECK(g32[i] == doctest::Approx(g64[i]).epsilon(1e-3).scale(norm_inf(g64)));
 }
 
-TEST_CASE("refine: adam and lm lower the objective from the same start; lm faster on a small model") {
+TEST_CASE("refine: adam and lm lower the objective from the same start, lm faster on a small model") {
   const Problem pr = make_problem(9, 6);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
@@ -175,7 +175,7 @@ TEST_CASE("refine: adam and lm lower the objective from the same start; lm faste
         doctest::Approx(a.best_objective).epsilon(1e-12));
 }
 
-TEST_CASE("refine: auto is lm up to kAutoLmParameters parameters and adam beyond; it is the default") {
+TEST_CASE("refine: auto is lm up to kAutoLmParameters parameters and adam beyond, and it is the default") {
   using model::RefineMethod;
   CHECK(model::RefineConfig{}.method == RefineMethod::auto_select);
   CHECK(model::resolve_refine_method(RefineMethod::auto_select, 1) == RefineMethod::lm);

@@ -214,7 +214,7 @@ class StopDuringUpdate final : public model::ForwardingBackend<double> {
 
 }  // namespace
 
-TEST_CASE("refine: an interrupt does not start a refinement; the resumed run refines first") {
+TEST_CASE("refine: an interrupt does not start a refinement, and the resumed run refines first") {
   model::Config c = refine_config();
   c.refine.every = 5;
   c.refine.method = model::RefineMethod::lm;
