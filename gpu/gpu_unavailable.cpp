@@ -28,6 +28,10 @@ std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context>, const 
   throw InputError(std::string("backend gpu (backend.kind, --backend) is not available: ") + kNoCuda + kUseCpu);
 }
 
+std::vector<std::shared_ptr<model::RowShards>> make_device_row_shards(const std::vector<int>&) {
+  throw InputError(std::string("backend.gpu_devices (--gpu-devices) is not available: ") + kNoCuda + kUseCpu);
+}
+
 template <typename T>
 std::unique_ptr<model::RefineEngine<T>> make_refine_engine(std::shared_ptr<Context>) {
   throw InputError(std::string("GPU refinement (backend.kind, --backend gpu) is not available: ") + kNoCuda + kUseCpu);

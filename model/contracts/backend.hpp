@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/contracts/backend_options.hpp"
+#include "model/contracts/row_shards.hpp"
 
 namespace rbf::model {
 
@@ -57,6 +58,15 @@ class Backend {
   // nullptr (the default) never stops; a caller that needs complete passes (a rebuild)
   // clears it first.
   virtual void set_setup_stop(const std::atomic<bool>* stop) { setup_stop_ = stop; }
+
+  // Makes this backend one shard of a row-sharded model (model/contracts/row_shards.hpp): it
+  // then holds only the rows it is given, `rows` passed to set_candidates count among all
+  // training rows, and every sum over rows goes through `shards`. Called before
+  // set_training_data. Without it (the default) the backend holds every row. A backend that
+  // cannot be a shard throws std::logic_error.
+  virtual void set_row_shards(std::shared_ptr<RowShards> shards) {
+    if (shards) throw std::logic_error(name() + " backend cannot hold a row shard");
+  }
 
   // Copies the standardized training data: x is n x d, y is n x k, both row-major.
   virtual void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,

@@ -13,6 +13,7 @@
 #include "model/contracts/device_error.hpp"
 #include "model/contracts/gpu_calibration.hpp"
 #include "model/contracts/refine_engine.hpp"
+#include "model/contracts/row_shards.hpp"
 
 namespace rbf::gpu {
 
@@ -51,6 +52,12 @@ std::shared_ptr<Context> open_context(const model::GpuOptions& options);
 // The CUDA growth backend on `context`; options.memory_budget_mb caps what it takes.
 template <typename T>
 std::unique_ptr<model::Backend<T>> make_backend(std::shared_ptr<Context> context, const model::GpuOptions& options);
+
+// The row-shard group of a model sharded over distinct CUDA devices, one shard per entry of
+// `devices` in that order, summing through NCCL (deterministic: every shard gets the same
+// bits). Throws rbf::InputError when a device does not exist, repeats, or this build has no
+// NCCL; rbf::model::DeviceError when NCCL fails to start.
+std::vector<std::shared_ptr<model::RowShards>> make_device_row_shards(const std::vector<int>& devices);
 
 // The CUDA refinement engine (loss, gradient, normal equations as cuBLAS GEMMs) on `context`.
 template <typename T>
