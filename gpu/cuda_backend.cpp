@@ -51,8 +51,9 @@ void CudaBackend<T>::require_candidates(const char* call) const {
 template <typename T>
 void CudaBackend<T>::release_candidates() {
   for (Buffer<T>* b : {&centers_, &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &history_,
-                       &rows_aug_, &candidates_aug_, &partial_square_})
+                       &rows_aug_, &candidates_aug_, &partial_square_, &shard_sums_})
     b->release();
+  shard_scores_.release();
   rows_.release();
   norm2_.release();
   proj2_.release();
@@ -184,11 +185,13 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
   std::vector<long long> row_index(count);
   for (std::size_t c = 0; c < count; ++c) {
     if (!(widths[c] > T(0))) throw InputError("candidate widths must be positive");
-    if (rows[c] >= n_)
+    if (rows[c] >= total_rows())
       throw RuntimeError("gpu backend: candidate " + std::to_string(c) + " names row " +
-                         std::to_string(rows[c]) + " of " + std::to_string(n_));
+                         std::to_string(rows[c]) + " of " + std::to_string(total_rows()));
     gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as model/contracts/gaussian_columns.hpp
-    row_index[c] = static_cast<long long>(rows[c]);
+    // A shard keeps its own rows' local index, and -1 for rows another shard holds.
+    const std::size_t first = sharded() ? shards_->first_row() : 0;
+    row_index[c] = rows[c] >= first && rows[c] - first < n_ ? static_cast<long long>(rows[c] - first) : -1;
   }
 
   const cudaStream_t stream = context_.stream();
@@ -270,9 +273,9 @@ std::size_t CudaBackend<T>::memory_bytes() const {
   for (const Buffer<T>* b : {&xt_, &y_, &e_, &xvt_, &phi_val_, &weights_, &val_out_, &centers_,
                              &gamma_, &phi_, &tile_, &column_, &partial_, &gq_, &q_, &h_, &a_,
                              &history_, &constants_, &node_, &cgs_partial_, &rows_aug_,
-                             &candidates_aug_, &partial_square_})
+                             &candidates_aug_, &partial_square_, &shard_sums_})
     total += b->bytes();
-  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_})
+  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_, &shard_scores_})
     total += b->bytes();
   return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes();
 }

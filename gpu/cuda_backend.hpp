@@ -49,6 +49,10 @@ class CudaBackend final : public model::Backend<T> {
   void export_state(model::BackendState<T>& state) const override;
   void import_state(const model::BackendState<T>& state) override;
 
+  // One shard of a row-sharded model (cuda_row_shards.cpp): this backend then holds only the
+  // rows it is given, and its sums over rows go through the group.
+  void set_row_shards(std::shared_ptr<model::RowShards> shards) override;
+
   const Context& context() const { return context_; }
   // Candidate columns per tile in matrix-free mode (all candidates when stored).
   std::size_t tile_columns() const { return tile_columns_; }
@@ -101,6 +105,30 @@ class CudaBackend final : public model::Backend<T> {
   CandidateStats stats() const;
   History<T> history(std::size_t column) const;
   ReduceScratch scratch() const;
+  // Row sharding (cuda_row_shards.cpp). Each shard sums over its rows as an unsharded backend
+  // does; these then make every shard continue with the totals over all rows. The fused steps
+  // that take decisions from row sums on the device (CGS's DGKS and dependence tests, a = q^T E
+  // folded into CGS, the speculative max-residual selection) run unfused when sharded.
+  bool sharded() const { return shards_ != nullptr; }
+  // Training rows over all shards (n_ when unsharded).
+  std::size_t total_rows() const { return sharded() ? shards_->total_rows() : n_; }
+  // Replaces count device values (T or double) by their sums over all shards.
+  template <typename V>
+  void sum_over_shards(V* values, std::size_t count);
+  // After CGS's first pass: ||u||^2 and ||phi||^2 summed over the shards, the DGKS decision
+  // taken from them into the results; returns the decision.
+  bool shard_reorthogonalization(double ratio2);
+  // After CGS's last pass: ||u||^2 summed, ||u|| and the dependence test into the results.
+  void shard_dependence(double tol);
+  // The bias model's statistics from gq_ and the squared partial sums (splits of them).
+  void finish_reset(const T* squares, int splits);
+  // Max-residual selection from every shard's residual rows.
+  model::Selection shard_select_max_residual();
+  // Whether passes end by selecting on the device for the last request: not before any
+  // request, nor a sharded max-residual one (each shard sees its own rows of E only).
+  bool device_selects() const {
+    return last_request_.mode != kSelectNone && !(sharded() && last_request_.mode == kSelectMaxResidual);
+  }
   void require_training_data(const char* call) const;
   void require_candidates(const char* call) const;
   std::size_t budget_bytes() const;
@@ -158,6 +186,10 @@ class CudaBackend final : public model::Backend<T> {
   // The selection computed at the end of update() for the last requested mode and
   // parameters, so the next select_*() returns without touching the device.
   SelectRequest last_request_{kSelectNone, 0.0, 0.0, 0};
+  // Row sharding: the group, and per-candidate scratch for the sums that cross it.
+  std::shared_ptr<model::RowShards> shards_;
+  Buffer<T> shard_sums_;
+  Buffer<double> shard_scores_;
   // Candidates marked dependent under tolerances up to dependent_tol_ (see kMarkDependent).
   bool dependents_marked_ = false;
   double dependent_tol_ = 0.0;

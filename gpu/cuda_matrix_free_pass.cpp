@@ -82,7 +82,7 @@ bool CudaBackend<T>::matrix_free_reset() {
     matrix_free_pass(e_.get() + j * npad_, partial_.get(), nullptr);
     RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, count, gq_.get() + (j + 1) * candidates_, stream));
   }
-  RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_square_.get(), splits, gq_.get(), history(0), stream));
+  finish_reset(partial_square_.get(), splits);
   return true;
 }
 

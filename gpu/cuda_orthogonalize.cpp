@@ -77,17 +77,24 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
   T* h2 = h_.get() + basis_capacity_;
   if (h1 == nullptr) {
     RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, phi, zero, h_.get()));
+    sum_over_shards(h_.get(), static_cast<std::size_t>(cols));
     h1 = h_.get();
   }
   constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
   RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, ratio2, scratch(),
                                      results_.get(), cgs_partial_.get(), stream));
-  // Skipped on the device by the decision: reading it on the host would cost a round trip.
+  // Unsharded, the decisions stay on the device: reading them would cost round trips. A
+  // shard's norms cover its rows only, so the group's are summed and decided on the host.
+  const bool again = sharded() ? shard_reorthogonalization(ratio2) : true;
+  // Skipped on the device by the decision.
   RBF_CUDA_CHECK(launch_cgs_reduce(cgs_partial_.get(), npad, cols, results_.get(), h2, stream));
-  const bool fuse_a = k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
+  if (sharded() && again) sum_over_shards(h2, static_cast<std::size_t>(cols));
+  // a = q^T E folded into the last pass would be a shard's share only: sharded, update() sums it.
+  const bool fuse_a = !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
   RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
                                    npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
                                    stream));
+  if (sharded()) shard_dependence(tol);
   RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
   copy_results_back(h_offset_ + static_cast<std::size_t>(cols));
 

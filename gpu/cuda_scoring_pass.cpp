@@ -12,6 +12,7 @@
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/matrix_free_kernels.hpp"
 
 namespace rbf::gpu {
 
@@ -55,10 +56,13 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   selection_ready_ = false;
   a_ready_ = false;
   T* q0 = q_.get();
-  RBF_CUDA_CHECK(launch_fill_prefix(q0, npad, as_int(n_), static_cast<T>(1.0 / std::sqrt(static_cast<double>(n_))), stream));
+  // Normalized over all rows (a shard holds some of them).
+  const double q0_value = 1.0 / std::sqrt(static_cast<double>(total_rows()));
+  RBF_CUDA_CHECK(launch_fill_prefix(q0, npad, as_int(n_), static_cast<T>(q0_value), stream));
   // E = Y - q0 (q0^T Y), with ||E||^2 and a = q0^T Y in the results.
   RBF_CUDA_CHECK(cudaMemcpyAsync(e_.get(), y_.get(), npad_ * k_ * sizeof(T), cudaMemcpyDefault, stream));
   RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, k, one, e_.get(), npad, q0, zero, a_.get()));
+  sum_over_shards(a_.get(), k_);
   RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q0, a_.get(), scratch(),
                                         results_.get(), stream));
   // One pass over Phi_C: q0^T phi_c, phi_c^T E and ||phi_c||^2; without a stored Phi_C,
@@ -68,13 +72,13 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   dependents_marked_ = false;
   std::fill(used_host_.begin(), used_host_.end(), 0);
   history_columns_ = 1;
-  if (last_request_.mode != kSelectNone) {
+  if (device_selects()) {
     prepare_request(last_request_);
     queue_selection(last_request_);
   }
   copy_results_back(kResultA + k_);
   a.assign(results_host_.host() + kResultA, results_host_.host() + kResultA + k_);
-  if (last_request_.mode != kSelectNone) {
+  if (device_selects()) {
     ready_selection_ = read_selection();
     selection_ready_ = true;
   }
@@ -100,8 +104,7 @@ void CudaBackend<T>::reset_from_columns(const T* q0) {
                                             stream));
   }, /*setup=*/true);
   if (!whole) return;  // stopped: the statistics stay incomplete (the backend is only destroyed)
-  RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), partial_.get(), partition_.splits, gq_.get(),
-                                        history(0), stream));
+  finish_reset(partial_.get(), partition_.splits);
 }
 
 template <typename T>
@@ -114,6 +117,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   double* a_device = results_.get() + kResultA;
   // With a from add_node, the launch over a stored Phi_C also does E -= q a^T and sums E^2
   // (the matrix-free pass leaves E alone).
+  // (Never sharded: add_node leaves a to update() then, see orthogonalize.)
   const bool fused = statistics && a_ready_ && stored_;
   if (!fused && a_ready_) {
     // a = q^T E from CGS's last pass, still on the device: no gemv.
@@ -122,6 +126,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   } else if (!fused) {
     RBF_CUBLAS_CHECK(blas::gemv(context_.blas(), CUBLAS_OP_T, npad, k, constants_.get(), e_.get(),
                                 npad, q, constants_.get() + 1, a_.get()));
+    sum_over_shards(a_.get(), k_);
     RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, static_cast<const T*>(a_.get()), scratch(),
                                           results_.get(), stream));
   }
@@ -140,11 +145,21 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
       matrix_free_pass(q, partial_.get(), nullptr);
       splits = free_plan_.splits;
     }
+    const T* z = partial_.get();
+    if (sharded()) {  // z = Phi_C^T q over every shard's rows
+      if (shard_sums_.empty()) shard_sums_ = Buffer<T>(context_, candidates_, Placement::device, "the shard sums");
+      RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, ps, shard_sums_.get(), stream));
+      sum_over_shards(shard_sums_.get(), candidates_);
+      z = shard_sums_.get();
+      splits = 1;
+    }
     // The statistics update and the next selection (speculatively, with the last request's
     // parameters) in one kernel, so the next select_*() needs no device round trip.
     prepare_request(last_request_);
-    RBF_CUDA_CHECK(launch_finish_update<T>(stats(), partial_.get(), splits, a_device,
-                                           history(nodes_), last_request_, e_.get(), npad_,
+    SelectRequest request = last_request_;
+    if (!device_selects()) request.mode = kSelectNone;
+    RBF_CUDA_CHECK(launch_finish_update<T>(stats(), z, splits, a_device,
+                                           history(nodes_), request, e_.get(), npad_,
                                            rows_.get(), fused ? sse_partial_.get() : nullptr,
                                            scratch(), results_.get(), stream));
     if (history_columns_ == nodes_) history_columns_ = nodes_ + 1;
@@ -152,11 +167,13 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   copy_results_back(kResultA + k_);
   const double* results = results_host_.host();
   a.assign(results + kResultA, results + kResultA + k_);
-  if (statistics && last_request_.mode != kSelectNone) {
+  if (statistics && device_selects()) {
     ready_selection_ = read_selection();
     selection_ready_ = true;
   }
-  return results[kResidualNorm2];
+  double sse = results[kResidualNorm2];
+  if (sharded()) shards_->sum(&sse, 1);
+  return sse;
 }
 
 template <typename T>
@@ -224,6 +241,8 @@ void CudaBackend<T>::revive_dependents() {
                                 constants_.get(), block, npad, e_.get(), npad, constants_.get() + 1,
                                 gq_.get() + candidates_ + first, ldg));
   });
+  sum_over_shards(history_.get(), candidates_ * basis_capacity_);
+  sum_over_shards(gq_.get() + candidates_, candidates_ * k_);
   RBF_CUDA_CHECK(launch_revive_dependent<T>(stats(), history(0), basis, gq_.get(), context_.stream()));
   history_columns_ = nodes_ + 1;
   dependents_marked_ = false;
@@ -253,6 +272,11 @@ model::Selection CudaBackend<T>::select_max_residual() {
   require_candidates("select_max_residual");
   if (selection_ready_ && last_request_.mode == kSelectMaxResidual) return ready_selection_;
   last_request_ = SelectRequest{kSelectMaxResidual, 0.0, 0.0, 0};
+  if (sharded()) {
+    ready_selection_ = shard_select_max_residual();
+    selection_ready_ = true;
+    return ready_selection_;
+  }
   queue_selection(last_request_);
   copy_results_back(kResultA);
   ready_selection_ = read_selection();

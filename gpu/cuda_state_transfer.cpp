@@ -94,6 +94,7 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
                                 constants_.get(), q_.get(), npad, block, npad, constants_.get() + 1,
                                 history_.get() + first * basis_capacity_, as_int(basis_capacity_)));
   });
+  sum_over_shards(history_.get(), candidates_ * basis_capacity_);
   history_columns_ = st.basis;
   context_.synchronize();
 }

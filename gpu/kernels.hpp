@@ -20,7 +20,8 @@ enum ResultSlot : int {
   kDependent = 5,      // 1 when ||u|| <= tol * ||phi||
   kReorthogonalize = 6,  // 1 when CGS's first projection asks for a second one (DGKS)
   kNormPhi2 = 7,       // ||phi||^2, as the first CGS pass summed it
-  kResultA = 8,        // a = q^T E (k values), then CGS2's h (nodes + 1 values)
+  kNormU2 = 8,         // ||u||^2, as the last CGS pass to run summed it (a shard's own rows)
+  kResultA = 9,        // a = q^T E (k values), then CGS2's h (nodes + 1 values)
 };
 // Outputs up to this many have a = q^T E computed inside CGS2's last pass (one pass less).
 constexpr int kMaxFusedOutputs = 16;
@@ -201,6 +202,12 @@ cudaError_t launch_cgs_finish(const T* q, std::size_t ldq, int cols, const T* h1
                               T* u, int padded_rows, const T* e, std::size_t lde, int k,
                               double tol, const ReduceScratch& scratch, double* results,
                               int h_offset, cudaStream_t stream);
+
+// Row-sharded max-residual selection: score[c] = ||E_row||^2 for the row rows[c] of E (the
+// shard's local row), 0 when rows[c] < 0 (another shard holds it).
+template <typename T>
+cudaError_t launch_residual_row_norms(const T* e, std::size_t lde, int k, const long long* rows, int count,
+                                      double* score, cudaStream_t stream);
 
 // u /= ||u|| unless results[kDependent] is set (the decision stays on the device).
 template <typename T>

@@ -235,6 +235,7 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) {
     results[kNormPhi] = sqrt(np2);
     results[kNormPhi2] = np2;
+    results[kNormU2] = nu2;
     // As model::needs_reorthogonalization: a NaN norm projects again, never skips.
     results[kReorthogonalize] = (nu2 >= ratio2 * np2) ? 0.0 : 1.0;
     scratch.tickets[3] = 0;
@@ -312,11 +313,27 @@ __global__ void __launch_bounds__(kBlock)
   }
   if (threadIdx.x == 0) {
     results[kNormU] = nu;
+    results[kNormU2] = nu2;
     results[kDependent] = (nu2 > tol * np2) ? 0.0 : 1.0;  // NaN counts as dependent
     scratch.tickets[2] = 0;
   }
   for (int j = threadIdx.x; j < cols; j += kBlock)
     results[h_offset + j] = static_cast<double>(again ? h1[j] + h2[j] : h1[j]);
+}
+
+template <typename T>
+__global__ void residual_row_norms_kernel(const T* __restrict__ e, std::size_t lde, int k,
+                                          const long long* __restrict__ rows, int count, double* __restrict__ score) {
+  const int c = blockIdx.x * kBlock + threadIdx.x;
+  if (c >= count) return;
+  const long long row = rows[c];
+  double s = 0.0;
+  if (row >= 0)
+    for (int j = 0; j < k; ++j) {
+      const double v = static_cast<double>(e[static_cast<std::size_t>(row) + static_cast<std::size_t>(j) * lde]);
+      s += v * v;
+    }
+  score[c] = s;
 }
 
 template <typename T>
@@ -401,6 +418,13 @@ cudaError_t launch_cgs_finish(const T* q, std::size_t ldq, int cols, const T* h1
 }
 
 template <typename T>
+cudaError_t launch_residual_row_norms(const T* e, std::size_t lde, int k, const long long* rows, int count,
+                                      double* score, cudaStream_t stream) {
+  residual_row_norms_kernel<T><<<(count + kBlock - 1) / kBlock, kBlock, 0, stream>>>(e, lde, k, rows, count, score);
+  return cudaGetLastError();
+}
+
+template <typename T>
 cudaError_t launch_normalize(T* u, int padded_rows, const double* results, cudaStream_t stream) {
   normalize_kernel<T><<<reduce_blocks(padded_rows), kBlock, 0, stream>>>(u, padded_rows, results);
   return cudaGetLastError();
@@ -426,6 +450,8 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
                                             int, const T*, std::size_t, int, double,            \
                                             const ReduceScratch&, double*, int, cudaStream_t);  \
   template cudaError_t launch_normalize<T>(T*, int, const double*, cudaStream_t);              \
+  template cudaError_t launch_residual_row_norms<T>(const T*, std::size_t, int, const long long*, int, double*, \
+                                                    cudaStream_t);                                 \
   template cudaError_t launch_gaussian_pairs<T>(const T*, const T*, const T*, int, int, T*,    \
                                                 cudaStream_t);
 RBF_INSTANTIATE(float)
