@@ -22,6 +22,10 @@ libs="$root/.device/lib"
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
   [ -e "$d/libcublas.so.13" ] && libs="$libs:$d"
 done
+# NCCL (several GPUs, or the one-device NCCL test): the system's, or the one PyTorch ships.
+nccl=$(ls /usr/lib/x86_64-linux-gnu/libnccl.so.2 /usr/local/cuda/lib64/libnccl.so.2 2>/dev/null | head -1)
+[ -n "$nccl" ] || nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null)
+[ -n "$nccl" ] && [ -e "$nccl" ] && libs="$libs:$(dirname "$nccl")"
 export LD_LIBRARY_PATH="$libs:${LD_LIBRARY_PATH:-}"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/device.txt"

@@ -17,6 +17,7 @@
 #include "model/contracts/backend.hpp"
 #include "model/contracts/cpu_entry_points.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
+#include "model/forwarding_backend.hpp"
 #include "tests/parity_support.hpp"
 
 namespace rbf::test::parity {
@@ -116,13 +117,46 @@ Growth grow(Backend<T>& b, const Problem& p, std::size_t nodes, double budget_by
 // Plain float64 OLS forward selection with explicit CGS2: the reference every backend meets.
 Growth reference_growth(const Problem& p, std::size_t nodes);
 
+// A group of one row shard: its sums are its own, but a backend given it takes every path of
+// a row-sharded backend (sums through the group, decisions on the host).
+class OneShard final : public rbf::model::RowShards {
+ public:
+  OneShard() : RowShards(0, 1) {}
+  void sum(double*, std::size_t) override {}
+  void abort() override {}
+};
+
+// The inner backend as the only shard of `group` (whose rows it sets at set_training_data).
+template <typename T>
+class OneShardBackend final : public rbf::model::ForwardingBackend<T> {
+ public:
+  OneShardBackend(std::unique_ptr<Backend<T>> inner, std::shared_ptr<rbf::model::RowShards> group)
+      : rbf::model::ForwardingBackend<T>(std::move(inner)), group_(std::move(group)) {
+    this->inner().set_row_shards(group_);
+  }
+  void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
+    group_->set_rows(0, n);
+    this->inner().set_training_data(x, n, d, y, k);
+  }
+
+ private:
+  std::shared_ptr<rbf::model::RowShards> group_;
+};
+
+// "cpu", "gpu", or "gpu one shard" (the GPU backend as the one shard of a group), "gpu nccl"
+// (the same through NCCL on device 0).
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
                                  rbf::model::GpuMemory memory = rbf::model::GpuMemory::auto_select) {
   if (which == "cpu") return rbf::cpu::make_backend<T>(rbf::model::CpuOptions{2});
   rbf::model::GpuOptions options;
   options.memory = memory;
-  return rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
+  auto gpu = rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
+  if (which == "gpu one shard")
+    return std::make_unique<OneShardBackend<T>>(std::move(gpu), std::make_shared<OneShard>());
+  if (which == "gpu nccl")
+    return std::make_unique<OneShardBackend<T>>(std::move(gpu), rbf::gpu::make_device_row_shards({0}).at(0));
+  return gpu;
 }
 
 }  // namespace rbf::test::parity
@@ -135,7 +169,11 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
 #ifdef RBF_TEST_GPU
 #define RBF_BACKEND_CASES(title, body) \
   RBF_CPU_CASE(title, body)            \
-  TEST_CASE_TEMPLATE("gpu backend: " title, T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); }
+  TEST_CASE_TEMPLATE("gpu backend: " title, T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); } \
+  TEST_CASE_TEMPLATE("gpu backend as one row shard: " title, T, float, double) {                          \
+    RBF_SKIP_WITHOUT_GPU();                                                                                  \
+    body<T>("gpu one shard");                                                                                \
+  }
 #else
 #define RBF_BACKEND_CASES(title, body) RBF_CPU_CASE(title, body)
 #endif
