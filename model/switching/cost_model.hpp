@@ -24,7 +24,7 @@ struct IterationShape {
 };
 
 // Bytes one iteration reads and writes: the scoring pass (unused columns of Phi_C when
-// stored, the training rows when not), the candidate statistics, CGS2 (Q read 4 times), the
+// stored, the training rows when not), the candidate statistics, CGS2 (Q read twice), the
 // residual update (E read twice, written once) and validation (X_val and Phi_val).
 double iteration_bytes(const IterationShape& shape);
 // Floating-point operations of one iteration's candidate evaluation when not stored:
