@@ -18,6 +18,7 @@ class ForwardingBackend : public Backend<T> {
 
   BackendKind kind() const override { return inner_->kind(); }
   void set_setup_stop(const std::atomic<bool>* stop) override { inner_->set_setup_stop(stop); }
+  void set_row_shards(std::shared_ptr<RowShards> shards) override { inner_->set_row_shards(std::move(shards)); }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
     inner_->set_training_data(x, n, d, y, k);
   }
