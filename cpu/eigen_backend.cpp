@@ -34,6 +34,8 @@ template <typename T>
 void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                                         std::size_t k) {
   if (n == 0 || d == 0 || k == 0) throw InputError("the training set is empty");
+  if (shards_ && shards_->first_row() + n > shards_->total_rows())
+    throw std::logic_error("a row shard's rows lie beyond the training set");
   n_ = n;
   d_ = d;
   k_ = k;
@@ -110,21 +112,25 @@ void EigenBackend<T>::ensure_basis_capacity(std::size_t columns) {
 template <typename T>
 void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
   ensure_basis_capacity(1);
-  const T q0 = T(1) / std::sqrt(static_cast<T>(n_));
+  const T q0 = T(1) / std::sqrt(static_cast<T>(total_rows()));
   q_.col(0).setConstant(q0);
   basis_ = 1;
   val_columns_ = 0;  // validation columns belong to the nodes, which start over
   e_ = y_;
   std::vector<T> a_t(k_);
+  for (std::size_t j = 0; j < k_; ++j)
+    a_t[j] = full_dot(q_.col(0).data(), y_.col(static_cast<Eigen::Index>(j)).data(), n_);
+  if (shards_) sum_over_shards(a_t.data(), k_);
   a.assign(k_, 0.0);
   for (std::size_t j = 0; j < k_; ++j) {
-    a_t[j] = full_dot(q_.col(0).data(), y_.col(static_cast<Eigen::Index>(j)).data(), n_);
     e_.col(static_cast<Eigen::Index>(j)) -= a_t[j] * q_.col(0);
     a[j] = static_cast<double>(a_t[j]);
   }
   std::fill(used_.begin(), used_.end(), 0);
   z_columns_ = 0;
-  if (this->setup_stop_requested()) return;  // set_candidates may have stopped half-way
+  // set_candidates may have stopped half-way. A shard still runs the (then quick) pass: the
+  // other shards wait for its sums.
+  if (this->setup_stop_requested() && !shards_) return;
   scoring_pass(true, q_.col(0), a_t);
   // A pass cut short by a stop leaves no projection history to trust.
   if (!this->setup_stop_requested()) z_columns_ = 1;
@@ -155,11 +161,22 @@ Selection EigenBackend<T>::select_ols(double lambda, double tol) {
 
 template <typename T>
 Selection EigenBackend<T>::select_max_residual() {
+  // A shard holds the residual rows of its own centers only: the owner's score plus the
+  // others' zeros is the same score, on every shard.
+  std::vector<double> shard_scores;
+  if (shards_) {
+    shard_scores.assign(count_, 0.0);
+    const std::size_t first = shards_->first_row();
+    for (std::size_t c = 0; c < count_; ++c)
+      if (!used_[c] && rows_[c] >= first && rows_[c] < first + n_)
+        shard_scores[c] = static_cast<double>(e_.row(static_cast<Eigen::Index>(rows_[c] - first)).squaredNorm());
+    shards_->sum(shard_scores.data(), count_);
+  }
   Selection best;
   for (std::size_t c = 0; c < count_; ++c) {
     if (used_[c]) continue;
-    const auto r = static_cast<Eigen::Index>(rows_[c]);
-    const double score = static_cast<double>(e_.row(r).squaredNorm());
+    const double score =
+        shards_ ? shard_scores[c] : static_cast<double>(e_.row(static_cast<Eigen::Index>(rows_[c])).squaredNorm());
     if (!best.found || score > best.score) {
       best.found = true;
       best.index = c;
@@ -193,15 +210,17 @@ double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
   const auto t = static_cast<Eigen::Index>(basis_ - 1);
   const Vector q = q_.col(t);
   std::vector<T> a_t(k_);
+  for (std::size_t j = 0; j < k_; ++j) a_t[j] = full_dot(q.data(), e_.col(static_cast<Eigen::Index>(j)).data(), n_);
+  if (shards_) sum_over_shards(a_t.data(), k_);
   a.assign(k_, 0.0);
   double sse = 0;
   for (std::size_t j = 0; j < k_; ++j) {
     auto ej = e_.col(static_cast<Eigen::Index>(j));
-    a_t[j] = full_dot(q.data(), ej.data(), n_);
     ej -= a_t[j] * q;
     a[j] = static_cast<double>(a_t[j]);
     sse += static_cast<double>(full_dot(ej.data(), ej.data(), n_));
   }
+  if (shards_) shards_->sum(&sse, 1);
   if (statistics) {
     scoring_pass(false, q, a_t);
     if (z_columns_ == basis_ - 1) z_columns_ = basis_;
@@ -210,12 +229,19 @@ double EigenBackend<T>::update(bool statistics, std::vector<double>& a) {
 }
 
 template <typename T>
+void EigenBackend<T>::sum_over_shards(T* values, std::size_t count) const {
+  std::vector<double> sums(values, values + count);
+  shards_->sum(sums.data(), count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<T>(sums[i]);
+}
+
+template <typename T>
 std::size_t EigenBackend<T>::memory_bytes() const {
   const std::size_t elems = static_cast<std::size_t>(x_.size() + y_.size() + x_val_.size() + phi_.size() +
                                                      q_.size() + e_.size() + g_.size() + z_history_.size() +
                                                      phi_val_.size()) +
                             centers_.size() + 3 * count_;
-  return elems * sizeof(T) + free_.bytes();
+  return elems * sizeof(T) + free_.bytes() + pass_sums_.size() * sizeof(double);
 }
 
 // Instantiates the class and the members defined above; the other eigen_*.cpp files

@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "cpu/matrix_free_layout.hpp"
@@ -23,6 +24,9 @@ class EigenBackend final : public Backend<T> {
   explicit EigenBackend(int threads = 0);
 
   model::BackendKind kind() const override { return model::BackendKind::cpu; }
+  // As one row shard, every sum over rows below also goes through `shards`; without it (the
+  // default) the backend holds every row and its arithmetic is exactly the unsharded one.
+  void set_row_shards(std::shared_ptr<model::RowShards> shards) override { shards_ = std::move(shards); }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
@@ -63,6 +67,8 @@ class EigenBackend final : public Backend<T> {
   // `reset`: n_c, s_c = z_c^2, g_c = phi_c^T E. Otherwise s_c += z_c^2, g_c -= z_c a.
   // Either way z_c = phi_c^T q for the newest q is kept in the history Z.
   void scoring_pass(bool reset, const Vector& q, const std::vector<T>& a);
+  // The pass over the stored Phi_C.
+  void stored_pass(bool reset, const Vector& q, const std::vector<T>& a);
   // The same pass without Phi_C: every Gaussian is computed from X and the centers by the
   // SIMD kernel (eigen_matrix_free_pass.cpp).
   void matrix_free_pass(bool reset, const Vector& q, const std::vector<T>& a);
@@ -78,6 +84,25 @@ class EigenBackend final : public Backend<T> {
   // used unless it is kNoCandidate (eigen_orthogonalize.cpp).
   double orthogonalize(std::size_t c, const Vector& phi, double tol, std::vector<double>& h);
   void ensure_basis_capacity(std::size_t columns);
+
+  // Training rows of the whole model: this backend's, or all shards' when it is one.
+  std::size_t total_rows() const { return shards_ ? shards_->total_rows() : n_; }
+  // Replaces `count` partial sums over this shard's rows by their totals over all shards
+  // (added in double, eigen_backend.cpp).
+  void sum_over_shards(T* values, std::size_t count) const;
+  // A shard's pass keeps its partial sums of candidate c (z_c, and n_c and g_c on a reset) for
+  // one sum over the shards, after which apply_shard_sums applies them as the unsharded pass
+  // applies its own (eigen_scoring_pass.cpp).
+  std::size_t pass_stride(bool reset) const { return reset ? k_ + 2 : 1; }
+  template <typename S>
+  void keep_pass_sums(bool reset, std::size_t c, S z, S n, const S* g) {
+    double* slot = pass_sums_.data() + c * pass_stride(reset);
+    slot[0] = static_cast<double>(z);
+    if (!reset) return;
+    slot[1] = static_cast<double>(n);
+    for (std::size_t j = 0; j < k_; ++j) slot[2 + j] = static_cast<double>(g[j]);
+  }
+  void apply_shard_sums(bool reset, const std::vector<T>& a);
 
   int threads_ = 0;
   SimdVariant simd_ = SimdVariant::portable;
@@ -106,6 +131,9 @@ class EigenBackend final : public Backend<T> {
   std::vector<unsigned char> used_;
   Matrix phi_val_;             // nv x capacity
   std::size_t val_columns_ = 0;
+
+  std::shared_ptr<model::RowShards> shards_;  // set when this backend is one row shard
+  std::vector<double> pass_sums_;             // a shard's per-candidate sums of one pass
 };
 
 }  // namespace rbf::cpu

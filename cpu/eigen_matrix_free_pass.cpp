@@ -80,6 +80,10 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
 
       for (std::size_t s = 0; s < t.tile; ++s) {
         const std::size_t c = t.candidates[s];
+        if (shards_) {
+          keep_pass_sums(reset, c, z[s], reset ? nn[s] : 0.0, reset ? g.data() + s * k : nullptr);
+          continue;
+        }
         const auto ci = static_cast<Eigen::Index>(c);
         const T zc = static_cast<T>(z[s]);
         z_history_(ci, z_col) = zc;

@@ -19,6 +19,7 @@
 // count.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
@@ -57,6 +58,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
       partial.col(b).noalias() = q.middleRows(r0, rows).transpose() * phi.segment(r0, rows);
     }
     h1 = partial.rowwise().sum();
+    if (shards_) sum_over_shards(h1.data(), static_cast<std::size_t>(t1));
   }
 
   // First projection u = phi - Q h1, with the norms the DGKS test needs and the blocks'
@@ -75,13 +77,26 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
     phi_parts[static_cast<std::size_t>(b)] = static_cast<double>(phi.segment(r0, rows).squaredNorm());
   }
   double norm2 = ordered_sum(norm_parts);
-  const double phi2 = ordered_sum(phi_parts);
+  double phi2 = ordered_sum(phi_parts);
+
+  Vector h2 = Vector::Zero(t1);
+  if (shards_) {
+    // The DGKS decision must be the same on every shard: it is made from the norms over all
+    // rows. h2 is summed with them, in case the decision asks for it.
+    for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
+    std::vector<double> sums{norm2, phi2};
+    for (Eigen::Index j = 0; j < t1; ++j) sums.push_back(static_cast<double>(h2(j)));
+    shards_->sum(sums.data(), sums.size());
+    norm2 = sums[0];
+    phi2 = sums[1];
+    for (Eigen::Index j = 0; j < t1; ++j) h2(j) = static_cast<T>(sums[static_cast<std::size_t>(j) + 2]);
+  }
 
   // Second projection, only when the first one cancelled too much of phi.
-  Vector h2 = Vector::Zero(t1);
   if (model::needs_reorthogonalization(norm2, phi2)) {
     ++reorthogonalizations_;
-    for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
+    if (!shards_)
+      for (Eigen::Index b = 0; b < blocks; ++b) h2 += partial.col(b);
 #pragma omp parallel for schedule(static) num_threads(team)
     for (Eigen::Index b = 0; b < blocks; ++b) {
       const Eigen::Index r0 = b * kOrthoRows, rows = std::min(kOrthoRows, n - r0);
@@ -90,6 +105,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
       norm_parts[static_cast<std::size_t>(b)] = static_cast<double>(ub.squaredNorm());
     }
     norm2 = ordered_sum(norm_parts);
+    if (shards_) shards_->sum(&norm2, 1);
   }
 
   if (c != kNoCandidate) used_[c] = 1;

@@ -25,10 +25,42 @@ constexpr std::size_t kCandidateTile = 16;
 
 template <typename T>
 void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vector<T>& a) {
-  if (!stored_) {
+  // A shard's passes keep their partial sums (keep_pass_sums); every slot is summed, used
+  // candidates' zeros included, so that all shards sum the same count whichever way each
+  // holds Phi_C.
+  if (shards_) pass_sums_.assign(count_ * pass_stride(reset), 0.0);
+  if (stored_) {
+    stored_pass(reset, q, a);
+  } else {
     matrix_free_pass(reset, q, a);
-    return;
   }
+  if (shards_) apply_shard_sums(reset, a);
+}
+
+template <typename T>
+void EigenBackend<T>::apply_shard_sums(bool reset, const std::vector<T>& a) {
+  shards_->sum(pass_sums_.data(), pass_sums_.size());
+  const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
+  const std::size_t stride = pass_stride(reset);
+  for (std::size_t c = 0; c < count_; ++c) {
+    if (used_[c]) continue;
+    const double* slot = pass_sums_.data() + c * stride;
+    const auto ci = static_cast<Eigen::Index>(c);
+    const T zc = static_cast<T>(slot[0]);
+    z_history_(ci, z_col) = zc;
+    if (reset) {
+      n_norm_[c] = static_cast<T>(slot[1]);
+      s_proj_[c] = zc * zc;
+      for (std::size_t j = 0; j < k_; ++j) g_(ci, static_cast<Eigen::Index>(j)) = static_cast<T>(slot[2 + j]);
+    } else {
+      s_proj_[c] += zc * zc;
+      for (std::size_t j = 0; j < k_; ++j) g_(ci, static_cast<Eigen::Index>(j)) -= zc * a[j];
+    }
+  }
+}
+
+template <typename T>
+void EigenBackend<T>::stored_pass(bool reset, const Vector& q, const std::vector<T>& a) {
   const auto z_col = static_cast<Eigen::Index>(basis_ - 1);
   const std::size_t tiles = (count_ + kCandidateTile - 1) / kCandidateTile;
   const std::size_t k = k_;
@@ -73,6 +105,10 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
       for (std::size_t c = c0; c < c1; ++c) {
         if (used_[c]) continue;
         const std::size_t lc = c - c0;
+        if (shards_) {
+          keep_pass_sums(reset, c, z[lc], nn[lc], g.data() + lc * k);
+          continue;
+        }
         const auto ci = static_cast<Eigen::Index>(c);
         z_history_(ci, z_col) = z[lc];
         if (reset) {
@@ -88,7 +124,12 @@ void EigenBackend<T>::scoring_pass(bool reset, const Vector& q, const std::vecto
   }
 }
 
-template void EigenBackend<float>::scoring_pass(bool, const Vector&, const std::vector<float>&);
-template void EigenBackend<double>::scoring_pass(bool, const Vector&, const std::vector<double>&);
+#define RBF_INSTANTIATE_SCORING_PASS(T)                                                  \
+  template void EigenBackend<T>::scoring_pass(bool, const Vector&, const std::vector<T>&); \
+  template void EigenBackend<T>::stored_pass(bool, const Vector&, const std::vector<T>&);  \
+  template void EigenBackend<T>::apply_shard_sums(bool, const std::vector<T>&);
+RBF_INSTANTIATE_SCORING_PASS(float)
+RBF_INSTANTIATE_SCORING_PASS(double)
+#undef RBF_INSTANTIATE_SCORING_PASS
 
 }  // namespace rbf::cpu
