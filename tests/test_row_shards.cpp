@@ -1,0 +1,305 @@
+// Tests of row sharding: the in-process group's all-reduce, and ShardedBackend over Eigen
+// shards against one Eigen backend holding every row.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "data/synthetic.hpp"
+#include "model/contracts/cpu_entry_points.hpp"
+#include "model/contracts/device_error.hpp"
+#include "model/forwarding_backend.hpp"
+#include "model/local_row_shards.hpp"
+#include "model/sharded_backend.hpp"
+#include "model/trainer.hpp"
+#include "tests/backend_parity_support.hpp"
+
+using namespace rbf;
+using rbf::test::parity::Growth;
+using rbf::test::parity::kStoreAll;
+using rbf::test::parity::kTol;
+using rbf::test::parity::Problem;
+
+namespace {
+
+template <typename T>
+std::unique_ptr<model::Backend<T>> eigen() {
+  return cpu::make_backend<T>(model::CpuOptions{1});
+}
+
+template <typename T>
+std::unique_ptr<model::ShardedBackend<T>> sharded(std::size_t shards) {
+  std::vector<typename model::ShardedBackend<T>::Factory> factories(shards, [] { return eigen<T>(); });
+  return std::make_unique<model::ShardedBackend<T>>(factories, model::make_local_row_shards(shards));
+}
+
+// Uneven splits for 2 and 3 shards: 401 training and 52 validation rows.
+Problem problem() { return test::parity::make_problem(401, 4, 2, 52, 150, 7); }
+
+// A tolerance on the float or double result of sums taken in another order.
+template <typename T>
+double tolerance() {
+  return sizeof(T) == 4 ? 2e-3 : 1e-9;
+}
+
+// max_residual growth as the trainer runs it: no candidate statistics.
+template <typename T>
+Growth grow_max_residual(model::Backend<T>& b, const Problem& p, std::size_t nodes) {
+  test::parity::load(b, p, kStoreAll);
+  std::vector<double> a, h;
+  b.reset_to_bias(a);
+  Growth g;
+  while (g.chosen.size() < nodes) {
+    const model::Selection sel = b.select_max_residual();
+    REQUIRE(sel.found);
+    if (b.add_node(sel.index, kTol, h) <= 0) continue;
+    g.sse.push_back(b.update(false, a));
+    g.chosen.push_back(sel.index);
+  }
+  return g;
+}
+
+template <typename T>
+void check_same_growth(const Growth& sharded_growth, const Growth& single) {
+  CHECK(sharded_growth.chosen == single.chosen);
+  REQUIRE(sharded_growth.sse.size() == single.sse.size());
+  for (std::size_t i = 0; i < single.sse.size(); ++i)
+    CHECK(test::relative(sharded_growth.sse[i], single.sse[i]) < tolerance<T>());
+  REQUIRE(sharded_growth.predictions.size() == single.predictions.size());
+  for (std::size_t i = 0; i < single.predictions.size(); ++i)
+    CHECK(std::abs(sharded_growth.predictions[i] - single.predictions[i]) < 50 * tolerance<T>());
+}
+
+// Throws DeviceError, as a failing device would, on its `fail_at`-th update (1-based).
+template <typename T>
+class FailingShard final : public model::ForwardingBackend<T> {
+ public:
+  explicit FailingShard(std::size_t fail_at) : model::ForwardingBackend<T>(eigen<T>()), fail_at_(fail_at) {}
+  double update(bool statistics, std::vector<double>& a) override {
+    if (++updates_ == fail_at_) throw model::DeviceError("device lost during update");
+    return this->inner().update(statistics, a);
+  }
+
+ private:
+  std::size_t fail_at_, updates_ = 0;
+};
+
+// Keeps the group from its inner backend: a shard whose sums over rows are not reduced.
+template <typename T>
+class UnreducedShard final : public model::ForwardingBackend<T> {
+ public:
+  UnreducedShard() : model::ForwardingBackend<T>(eigen<T>()) {}
+  void set_row_shards(std::shared_ptr<model::RowShards>) override {}
+};
+
+}  // namespace
+
+TEST_CASE("row_shards: the local group gives every shard the shard-order sum, bit for bit") {
+  const std::size_t shards = 3, rounds = 50;
+  auto group = model::make_local_row_shards(shards);
+  // Values whose sum depends on the order of the additions.
+  auto value = [](std::size_t shard, std::size_t round, std::size_t j) {
+    return (shard == 1 ? 1e16 : 1.0) * (shard == 2 ? -1.0 : 1.0) + 0.1 * static_cast<double>(round + j + shard);
+  };
+  std::vector<std::vector<double>> results(shards);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < shards; ++i) {
+    threads.emplace_back([&, i] {
+      for (std::size_t round = 0; round < rounds; ++round) {
+        std::vector<double> v{value(i, round, 0), value(i, round, 1)};
+        group[i]->sum(v.data(), v.size());
+        results[i].insert(results[i].end(), v.begin(), v.end());
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (std::size_t round = 0; round < rounds; ++round) {
+    for (std::size_t j = 0; j < 2; ++j) {
+      const double expected = (value(0, round, j) + value(1, round, j)) + value(2, round, j);
+      for (std::size_t i = 0; i < shards; ++i) CHECK(results[i][round * 2 + j] == expected);
+    }
+  }
+}
+
+TEST_CASE("row_shards: abort wakes a waiting shard, and later sums throw too") {
+  auto group = model::make_local_row_shards(2);
+  auto waiting = std::async(std::launch::async, [&] {
+    double v = 1;
+    group[0]->sum(&v, 1);  // shard 1 never comes
+  });
+  CHECK(waiting.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+  group[1]->abort();
+  REQUIRE(waiting.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK_THROWS_AS(waiting.get(), model::ShardGroupAborted);
+  double v = 1;
+  CHECK_THROWS_AS(group[1]->sum(&v, 1), model::ShardGroupAborted);
+}
+
+TEST_CASE("row_shards: rows are split into contiguous near-equal blocks") {
+  CHECK(model::shard_rows(10, 3, 0) == 4);
+  CHECK(model::shard_rows(10, 3, 1) == 3);
+  CHECK(model::shard_rows(10, 3, 2) == 3);
+  CHECK(model::shard_first_row(10, 3, 0) == 0);
+  CHECK(model::shard_first_row(10, 3, 1) == 4);
+  CHECK(model::shard_first_row(10, 3, 2) == 7);
+  CHECK(model::shard_first_row(10, 3, 2) + model::shard_rows(10, 3, 2) == 10);
+}
+
+TEST_CASE_TEMPLATE("row_shards: OLS growth over 2 and 3 shards matches one backend, stored and matrix-free", T, float,
+                   double) {
+  const Problem p = problem();
+  // 1 KB stores nothing: every pass is matrix-free.
+  for (const double budget : {kStoreAll, 1024.0}) {
+    auto single = eigen<T>();
+    bool single_stored = false;
+    const Growth expected = test::parity::grow(*single, p, 30, budget, &single_stored);
+    for (const std::size_t shards : {std::size_t{2}, std::size_t{3}}) {
+      CAPTURE(budget);
+      CAPTURE(shards);
+      auto b = sharded<T>(shards);
+      bool stored = false;
+      const Growth got = test::parity::grow(*b, p, 30, budget, &stored);
+      CHECK(stored == single_stored);
+      CHECK(stored == (budget == kStoreAll));
+      check_same_growth<T>(got, expected);
+      CHECK(b->nodes() == single->nodes());
+      CHECK(b->reorthogonalizations() == single->reorthogonalizations());
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("row_shards: max_residual growth over 3 shards matches one backend", T, float, double) {
+  const Problem p = problem();
+  auto single = eigen<T>();
+  auto b = sharded<T>(3);
+  const Growth expected = grow_max_residual(*single, p, 30);
+  const Growth got = grow_max_residual(*b, p, 30);
+  check_same_growth<T>(got, expected);
+}
+
+TEST_CASE_TEMPLATE("row_shards: node_at columns and state transfer between sharded and unsharded backends", T, float,
+                   double) {
+  const Problem p = problem();
+  auto single = eigen<T>();
+  auto b = sharded<T>(3);
+  test::parity::grow(*single, p, 10, kStoreAll);
+  test::parity::grow(*b, p, 10, kStoreAll);
+
+  // An off-pool node (refinement's add_node_at) on both.
+  std::vector<T> center(p.d, T(0.25));
+  std::vector<double> h_single, h_sharded;
+  const double norm_single = single->add_node_at(center.data(), T(1.5), kTol, h_single);
+  const double norm_sharded = b->add_node_at(center.data(), T(1.5), kTol, h_sharded);
+  CHECK(test::relative(norm_sharded, norm_single) < tolerance<T>());
+  REQUIRE(h_sharded.size() == h_single.size());
+  for (std::size_t i = 0; i < h_single.size(); ++i) CHECK(std::abs(h_sharded[i] - h_single[i]) < tolerance<T>());
+  std::vector<double> a;
+  single->update(true, a);
+  b->update(true, a);
+
+  // The exported state is gathered in row order: it matches the unsharded one.
+  model::BackendState<T> from_single, from_sharded;
+  single->export_state(from_single);
+  b->export_state(from_sharded);
+  REQUIRE(from_sharded.q.size() == from_single.q.size());
+  REQUIRE(from_sharded.e.size() == from_single.e.size());
+  CHECK(from_sharded.used == from_single.used);
+  for (std::size_t i = 0; i < from_single.q.size(); ++i)
+    CHECK(std::abs(from_sharded.q[i] - from_single.q[i]) < tolerance<T>());
+  for (std::size_t i = 0; i < from_single.e.size(); ++i)
+    CHECK(std::abs(from_sharded.e[i] - from_single.e[i]) < 10 * tolerance<T>());
+
+  // Each state continues on the other kind of backend as it would have on its own.
+  auto into_single = eigen<T>();
+  test::parity::load(*into_single, p, kStoreAll);
+  into_single->import_state(from_sharded);
+  auto into_sharded = sharded<T>(2);
+  test::parity::load(*into_sharded, p, kStoreAll);
+  into_sharded->import_state(from_single);
+  const Growth continued = test::parity::extend(*single, 10);
+  CHECK(test::parity::extend(*into_single, 10).chosen == continued.chosen);
+  CHECK(test::parity::extend(*into_sharded, 10).chosen == continued.chosen);
+  CHECK(test::parity::extend(*b, 10).chosen == continued.chosen);
+}
+
+TEST_CASE_TEMPLATE("row_shards: a shard's DeviceError reaches the caller as a DeviceError, without a hang", T, float,
+                   double) {
+  const Problem p = problem();
+  for (const std::size_t failing : {std::size_t{0}, std::size_t{2}}) {
+    CAPTURE(failing);
+    std::vector<typename model::ShardedBackend<T>::Factory> factories;
+    for (std::size_t i = 0; i < 3; ++i)
+      factories.push_back([i, failing]() -> std::unique_ptr<model::Backend<T>> {
+        if (i == failing) return std::make_unique<FailingShard<T>>(4);
+        return eigen<T>();
+      });
+    model::ShardedBackend<T> b(factories, model::make_local_row_shards(3));
+    // The other shards wait in the update's sums for the failed one until the group is aborted.
+    CHECK_THROWS_AS(test::parity::grow(b, p, 10, kStoreAll), model::DeviceError);
+    // After a failure the backend may only be destroyed.
+    CHECK_THROWS_AS(b.select_ols(0.0, kTol), std::logic_error);
+  }
+}
+
+TEST_CASE("row_shards: a factory's exception reaches the caller") {
+  std::vector<model::ShardedBackend<double>::Factory> factories{
+      [] { return eigen<double>(); },
+      []() -> std::unique_ptr<model::Backend<double>> { throw model::DeviceError("cannot open device 1"); }};
+  CHECK_THROWS_AS(model::ShardedBackend<double>(factories, model::make_local_row_shards(2)), model::DeviceError);
+}
+
+TEST_CASE("row_shards: a sum over rows left unreduced is caught as shards that disagree") {
+  const Problem p = problem();
+  std::vector<model::ShardedBackend<double>::Factory> factories(
+      2, []() -> std::unique_ptr<model::Backend<double>> { return std::make_unique<UnreducedShard<double>>(); });
+  model::ShardedBackend<double> b(factories, model::make_local_row_shards(2));
+  CHECK_THROWS_AS(test::parity::grow(b, p, 20, kStoreAll), std::logic_error);
+}
+
+TEST_CASE("row_shards: fewer training rows than shards is refused with a message") {
+  auto b = sharded<double>(3);
+  const std::vector<double> x{0.0, 1.0}, y{0.0, 1.0};
+  try {
+    b->set_training_data(x.data(), 2, 1, y.data(), 1);
+    FAIL("two rows were split into three shards");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("fewer than the 3 row shards") != std::string::npos);
+  }
+}
+
+TEST_CASE("row_shards: a training through the trainer on 3 CPU shards grows the unsharded model") {
+  const data::Dataset ds = data::make_friedman1(900, 6, 0.5, 3);
+  model::Config c;
+  c.data.validation = 0.2;
+  c.stopping.patience = 0;
+  c.stopping.max_nodes = 30;
+  c.candidates.pool = 200;
+  c.logging.progress = false;
+  c.trainer.threads = 1;
+  c.trainer.precision = model::Precision::float64;
+  c.backend.kind = model::BackendKind::cpu;
+  const model::TrainResult single = model::train(ds, c);
+  model::TrainerHooks hooks;
+  std::size_t made = 0;
+  hooks.make_double = [&made](model::BackendKind) -> std::unique_ptr<model::Backend<double>> {
+    ++made;
+    return sharded<double>(3);
+  };
+  const model::TrainResult got = model::train(ds, c, {}, hooks);
+  CHECK(made >= 1);
+  REQUIRE(got.iterations.size() == single.iterations.size());
+  for (std::size_t i = 0; i < single.iterations.size(); ++i) {
+    CHECK(got.iterations[i].row == single.iterations[i].row);
+    CHECK(got.iterations[i].width == single.iterations[i].width);
+    CHECK(test::relative(got.iterations[i].train_rmse, single.iterations[i].train_rmse) < 1e-9);
+    CHECK(test::relative(got.iterations[i].val_rmse, single.iterations[i].val_rmse) < 1e-9);
+  }
+  CHECK(got.network.nodes() == single.network.nodes());
+}
