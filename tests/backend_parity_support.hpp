@@ -18,6 +18,8 @@
 #include "model/contracts/cpu_entry_points.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
 #include "model/forwarding_backend.hpp"
+#include "model/local_row_shards.hpp"
+#include "model/sharded_backend.hpp"
 #include "tests/parity_support.hpp"
 
 namespace rbf::test::parity {
@@ -143,12 +145,21 @@ class OneShardBackend final : public rbf::model::ForwardingBackend<T> {
   std::shared_ptr<rbf::model::RowShards> group_;
 };
 
-// "cpu", "gpu", or "gpu one shard" (the GPU backend as the one shard of a group), "gpu nccl"
-// (the same through NCCL on device 0).
+// "cpu", "gpu", or "cpu one shard" / "gpu one shard" (the backend as the one shard of a
+// group), "cpu 3 shards" (three Eigen shards in one ShardedBackend), "gpu nccl" (the GPU
+// backend as one shard through NCCL on device 0).
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
                                  rbf::model::GpuMemory memory = rbf::model::GpuMemory::auto_select) {
   if (which == "cpu") return rbf::cpu::make_backend<T>(rbf::model::CpuOptions{2});
+  if (which == "cpu one shard")
+    return std::make_unique<OneShardBackend<T>>(rbf::cpu::make_backend<T>(rbf::model::CpuOptions{2}),
+                                                std::make_shared<OneShard>());
+  if (which == "cpu 3 shards") {
+    const std::vector<typename rbf::model::ShardedBackend<T>::Factory> factories(
+        3, [] { return rbf::cpu::make_backend<T>(rbf::model::CpuOptions{1}); });
+    return std::make_unique<rbf::model::ShardedBackend<T>>(factories, rbf::model::make_local_row_shards(3));
+  }
   rbf::model::GpuOptions options;
   options.memory = memory;
   auto gpu = rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
@@ -161,10 +172,13 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
 
 }  // namespace rbf::test::parity
 
-// One test case per backend built in, for each precision: "cpu backend: <title>" always and
-// "gpu backend: <title>" in CUDA builds; `body<T>(which)` runs the checks.
-#define RBF_CPU_CASE(title, body) \
-  TEST_CASE_TEMPLATE("cpu backend: " title, T, float, double) { body<T>("cpu"); }
+// One test case per backend built in, for each precision: "cpu backend: <title>" always (also
+// as one row shard and over three), and "gpu backend: <title>" in CUDA builds;
+// `body<T>(which)` runs the checks.
+#define RBF_CPU_CASE(title, body)                                                                              \
+  TEST_CASE_TEMPLATE("cpu backend: " title, T, float, double) { body<T>("cpu"); }                              \
+  TEST_CASE_TEMPLATE("cpu backend as one row shard: " title, T, float, double) { body<T>("cpu one shard"); }   \
+  TEST_CASE_TEMPLATE("cpu backend over 3 row shards: " title, T, float, double) { body<T>("cpu 3 shards"); }
 
 #ifdef RBF_TEST_GPU
 #define RBF_BACKEND_CASES(title, body) \
