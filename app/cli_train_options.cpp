@@ -16,10 +16,10 @@ namespace rbf::app {
 namespace {
 
 // "maximum nodes" -> "maximum nodes [stopping.max_nodes, default 300]"; empty defaults
-// ("" or []) are left out.
+// ("", [] or ~) are left out.
 std::string with_key(const std::string& help, const std::string& key_path) {
   const std::string value = model::config_value_to_yaml(model::Config(), key_path);
-  if (value == "\"\"" || value == "[]") return help + " [" + key_path + "]";
+  if (value == "\"\"" || value == "[]" || value == "~") return help + " [" + key_path + "]";
   return help + " [" + key_path + ", default " + value + "]";
 }
 
@@ -164,6 +164,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                   "Auto backend: move to the GPU at M nodes; 0 = cost model");
   flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
+  flags.add_list(command, "--gpu-devices", "backend.gpu_devices", "I,...",
+                 "Train on several CUDA devices, each holding a share of the rows (docs/MULTI_GPU.md)");
   flags.add_value(command, "--log-level", "logging.level", "LEVEL",
                   "Log level: trace, debug, info, warn, error or off");
   flags.add_switch(command, "--quiet", "logging.progress", "false",

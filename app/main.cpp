@@ -311,6 +311,8 @@ int run_command_line(int original_argc, char** original_argv) {
   bench_flags.add_value(*bench, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                         "auto: move to the GPU at M nodes; 0 = cost model");
   bench_flags.add_value(*bench, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
+  bench_flags.add_list(*bench, "--gpu-devices", "backend.gpu_devices", "I,...",
+                       "Train the gpu backend on several CUDA devices, each holding a share of the rows");
   bench_flags.add_value(*bench, "--log-level", "logging.level", "LEVEL",
                         "Log level: trace, debug, info, warn, error or off");
   bench_flags.add_switch(*bench, "--quiet", "logging.progress", "false", "No progress line");

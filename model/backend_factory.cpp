@@ -2,9 +2,14 @@
 // GPU context among everything the run does on the device.
 #include "model/backend_factory.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <utility>
+#include <vector>
 
 #include "model/contracts/cpu_entry_points.hpp"
+#include "model/local_row_shards.hpp"
+#include "model/sharded_backend.hpp"
 
 namespace rbf::model {
 
@@ -12,7 +17,8 @@ namespace {
 
 GpuOptions gpu_options(const BackendConfig& backend) {
   GpuOptions options;
-  options.device = backend.gpu_device;
+  // A sharded run refines (and calibrates) on its first device.
+  options.device = backend.gpu_devices.empty() ? backend.gpu_device : backend.gpu_devices.front();
   options.memory_budget_mb = backend.gpu_memory_budget_mb;
   options.memory = backend.gpu_memory;
   return options;
@@ -20,7 +26,8 @@ GpuOptions gpu_options(const BackendConfig& backend) {
 
 }  // namespace
 
-BackendFactory::BackendFactory(const BackendConfig& backend, int threads) : gpu_(gpu_options(backend)) {
+BackendFactory::BackendFactory(const BackendConfig& backend, int threads)
+    : gpu_(gpu_options(backend)), shard_devices_(backend.gpu_devices) {
   cpu_.threads = threads;
 }
 
@@ -35,8 +42,28 @@ std::shared_ptr<gpu::Context> BackendFactory::context() {
 
 template <typename T>
 std::unique_ptr<Backend<T>> BackendFactory::make_backend(BackendKind kind) {
+  if (kind == BackendKind::gpu && shard_devices_.size() >= 2) return make_sharded_gpu_backend<T>();
   if (kind == BackendKind::gpu) return gpu::make_backend<T>(context(), gpu_);
   return cpu::make_backend<T>(cpu_);
+}
+
+template <typename T>
+std::unique_ptr<Backend<T>> BackendFactory::make_sharded_gpu_backend() {
+  // Distinct devices sum through NCCL; a repeated device (several shards on one GPU, for
+  // testing) cannot, so such a group sums in host memory.
+  std::vector<int> sorted = shard_devices_;
+  std::sort(sorted.begin(), sorted.end());
+  const bool repeated = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  std::vector<std::shared_ptr<RowShards>> group =
+      repeated ? make_local_row_shards(shard_devices_.size()) : gpu::make_device_row_shards(shard_devices_);
+  // Each shard opens its own context on its worker thread (ShardedBackend), where it stays.
+  std::vector<typename ShardedBackend<T>::Factory> factories;
+  for (const int device : shard_devices_) {
+    GpuOptions options = gpu_;
+    options.device = device;
+    factories.push_back([options] { return gpu::make_backend<T>(gpu::open_context(options), options); });
+  }
+  return std::make_unique<ShardedBackend<T>>(std::move(factories), std::move(group));
 }
 
 template <typename T>
@@ -59,6 +86,12 @@ bool BackendFactory::gpu_available(std::string& why) const {
   if (report.devices.empty()) {
     why = report.why_none;
     return false;
+  }
+  for (const int device : shard_devices_) {
+    if (static_cast<std::size_t>(device) >= report.devices.size()) {
+      why = "backend.gpu_devices names device " + std::to_string(device) + ", which does not exist";
+      return false;
+    }
   }
   if (gpu_.device < 0 || static_cast<std::size_t>(gpu_.device) >= report.devices.size()) {
     why = "backend.gpu_device " + std::to_string(gpu_.device) + " does not exist";

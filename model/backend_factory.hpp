@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/config.hpp"
 #include "model/contracts/backend.hpp"
@@ -21,8 +22,10 @@ class BackendFactory {
  public:
   BackendFactory(const BackendConfig& backend, int threads);
 
-  // cpu: the Eigen backend. gpu: the CUDA backend, or an error saying why it is unavailable.
-  // auto means cpu (auto starts on the CPU, where small models are fastest).
+  // cpu: the Eigen backend. gpu: the CUDA backend, or an error saying why it is unavailable;
+  // with two or more backend.gpu_devices, a row-sharded backend of one CUDA backend per entry
+  // (model/sharded_backend.hpp). auto means cpu (auto starts on the CPU, where small models
+  // are fastest).
   template <typename T>
   std::unique_ptr<Backend<T>> make_backend(BackendKind kind);
   // The refinement engine of the backend `kind` (auto means cpu).
@@ -40,9 +43,12 @@ class BackendFactory {
 
  private:
   std::shared_ptr<gpu::Context> context();
+  template <typename T>
+  std::unique_ptr<Backend<T>> make_sharded_gpu_backend();
 
   CpuOptions cpu_;
-  GpuOptions gpu_;
+  GpuOptions gpu_;                 // the one device of an unsharded run, and the refinement's
+  std::vector<int> shard_devices_;  // backend.gpu_devices: one row shard each when 2 or more
   std::shared_ptr<gpu::Context> context_;
   double startup_ms_ = 0;  // how long opening context_ took
 };

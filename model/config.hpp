@@ -82,6 +82,9 @@ struct BackendConfig {
   std::size_t switch_at_nodes = 0;  // auto: force the switch at this node count; 0 = cost model
   std::size_t confirm = 3;          // auto: iterations the GPU must win before switching
   int gpu_device = 0;
+  // Row sharding over several GPUs: one shard per entry, each holding its block of the rows
+  // (docs/MULTI_GPU.md); a repeated device holds several shards. Empty = gpu_device alone.
+  std::vector<int> gpu_devices;
   double gpu_memory_budget_mb = 0.0;  // 0 = 80% of free device memory
   GpuMemory gpu_memory = GpuMemory::auto_select;
   // auto: the switch's cost model; each 0 = take it from this machine's calibration

@@ -203,6 +203,37 @@ Field positive_list_field(const char* section, const char* key, Member<Section, 
   return field;
 }
 
+// CUDA device indices, one row shard each; a single index is a list of one. No value (`~`)
+// is the default, no list; an empty list is refused, since it names no device to run on.
+template <typename Section>
+Field device_list_field(const char* section, const char* key, Member<Section, std::vector<int>> m) {
+  Field field = make_field(section, key, "a non-empty list of CUDA device indices >= 0");
+  const std::string allowed = field.allowed;
+  field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
+    std::vector<int> values;
+    if (node.IsSequence()) {
+      for (const Node& item : node) values.push_back(read_int(item, subject, allowed));
+      if (values.empty()) fail_value(subject, allowed, "an empty list");
+    } else if (!node.IsNull()) {
+      values.push_back(read_int(node, subject, allowed));
+    }
+    for (const int value : values)
+      if (value < 0) fail_value(subject, allowed, std::to_string(value));
+    m.of(config) = values;
+  };
+  field.write = [m](const Config& config) {
+    if (m.of(config).empty()) return std::string("~");
+    std::vector<std::string> items;
+    for (const int value : m.of(config)) items.push_back(std::to_string(value));
+    return "[" + join(items, ", ") + "]";
+  };
+  field.valid = [m](const Config& config) {
+    const auto& values = m.of(config);
+    return std::all_of(values.begin(), values.end(), [](int value) { return value >= 0; });
+  };
+  return field;
+}
+
 template <typename Enum>
 struct Choice {
   Enum value;
@@ -370,6 +401,7 @@ std::vector<Field> build_fields() {
                              std::size_t{0}));
   f.push_back(unsigned_field("backend", "confirm", member(&C::backend, &BackendConfig::confirm), std::size_t{1}));
   f.push_back(int_field("backend", "gpu_device", member(&C::backend, &BackendConfig::gpu_device), 0));
+  f.push_back(device_list_field("backend", "gpu_devices", member(&C::backend, &BackendConfig::gpu_devices)));
   f.push_back(real_field("backend", "gpu_memory_budget_mb", member(&C::backend, &BackendConfig::gpu_memory_budget_mb),
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(choice_field(

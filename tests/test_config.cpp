@@ -60,6 +60,7 @@ void check_same(const Config& a, const Config& b) {
   CHECK(a.backend.switch_at_nodes == b.backend.switch_at_nodes);
   CHECK(a.backend.confirm == b.backend.confirm);
   CHECK(a.backend.gpu_device == b.backend.gpu_device);
+  CHECK(a.backend.gpu_devices == b.backend.gpu_devices);
   CHECK(a.backend.gpu_memory_budget_mb == b.backend.gpu_memory_budget_mb);
   CHECK(a.backend.gpu_memory == b.backend.gpu_memory);
   CHECK(a.backend.gpu_overhead_ms == b.backend.gpu_overhead_ms);
@@ -111,6 +112,7 @@ Config all_changed() {
   c.backend.switch_at_nodes = 40;
   c.backend.confirm = 1;
   c.backend.gpu_device = 1;
+  c.backend.gpu_devices = {0, 2, 2};
   c.backend.gpu_memory_budget_mb = 2048;
   c.backend.gpu_memory = GpuMemory::mapped;
   c.backend.gpu_overhead_ms = 0.125;
@@ -224,6 +226,35 @@ TEST_CASE("config: candidates.memory_budget_mb is auto or a cap in MB") {
     CHECK_THROWS_WITH_AS(rbf::model::parse_config(std::string("candidates: {memory_budget_mb: ") + bad + "}", "c"),
                          doctest::Contains("'auto' or a number >= 0"), rbf::InputError);
   }
+}
+
+TEST_CASE("config: backend.gpu_devices is a list of device indices, unset by default") {
+  CHECK(Config().backend.gpu_devices.empty());
+  CHECK(contains(rbf::model::config_to_yaml(Config()), "gpu_devices: ~"));
+  CHECK(rbf::model::parse_config("backend: {gpu_devices: [0, 1]}", "c").backend.gpu_devices == std::vector<int>{0, 1});
+  CHECK(rbf::model::parse_config("backend: {gpu_devices: [0, 0]}", "c").backend.gpu_devices == std::vector<int>{0, 0});
+  CHECK(rbf::model::parse_config("backend: {gpu_devices: 3}", "c").backend.gpu_devices == std::vector<int>{3});
+  CHECK(rbf::model::parse_config("backend: {gpu_devices: ~}", "c").backend.gpu_devices.empty());
+  CHECK_THROWS_WITH_AS(rbf::model::parse_config("backend: {gpu_devices: []}", "c"),
+                       "c:1:24: 'backend.gpu_devices' must be a non-empty list of CUDA device indices >= 0, got an "
+                       "empty list",
+                       rbf::InputError);
+  CHECK_THROWS_WITH_AS(rbf::model::parse_config("backend: {gpu_devices: [0, -1]}", "c"),
+                       doctest::Contains("'backend.gpu_devices' must be a non-empty list of CUDA device indices >= 0, "
+                                         "got -1"),
+                       rbf::InputError);
+  CHECK_THROWS_WITH_AS(rbf::model::parse_config("backend: {gpu_devices: [0, x]}", "c"),
+                       doctest::Contains("'backend.gpu_devices' must be a non-empty list of CUDA device indices"),
+                       rbf::InputError);
+  CHECK(override_error({{"backend.gpu_devices", {}, "--gpu-devices"}}) ==
+        "--gpu-devices must be a non-empty list of CUDA device indices >= 0, got an empty list");
+  CHECK(override_error({{"backend.gpu_devices", {"1", "-2"}, "--gpu-devices"}}) ==
+        "--gpu-devices must be a non-empty list of CUDA device indices >= 0, got -2");
+  Config config;
+  config.backend.gpu_devices = {1, -1};
+  CHECK_THROWS_WITH_AS(rbf::model::validate_config(config),
+                       "'backend.gpu_devices' must be a non-empty list of CUDA device indices >= 0, got [1, -1]",
+                       InputError);
 }
 
 TEST_CASE("config: values are read in the documented forms") {

@@ -42,6 +42,8 @@ rbf_cli_test(train_help STDOUT "Usage: rbfnet train.*--data FILE.*--target COL.*
 rbf_cli_test(predict_help STDOUT "Usage: rbfnet predict.*--model.*--data.*--out" ARGS predict --help)
 rbf_cli_test(evaluate_help STDOUT "Usage: rbfnet evaluate.*--model.*--data.*--target" ARGS evaluate --help)
 rbf_cli_test(bench_help STDOUT "Usage: rbfnet bench.*--synthetic.*--backends" ARGS bench --help)
+rbf_cli_test(train_help_gpu_devices STDOUT "--gpu-devices I,\\.\\.\\. .*\\[backend\\.gpu_devices\\]" ARGS train --help)
+rbf_cli_test(bench_help_gpu_devices STDOUT "--gpu-devices I,\\.\\.\\." ARGS bench --help)
 rbf_cli_test(info_help STDOUT "Usage: rbfnet info" ARGS info --help)
 rbf_cli_test(inspect_help STDOUT "Usage: rbfnet inspect.*MODEL.*--json" ARGS inspect --help)
 rbf_cli_test(help_command STDOUT "Usage: rbfnet.*train.*inspect" ARGS help)
@@ -196,7 +198,18 @@ if(NOT RBF_HAVE_CUDA)
   rbf_cli_test(gpu_backend_without_cuda EXIT 2
     STDERR "backend gpu \\(backend\\.kind, --backend\\) is not available: this rbfnet was built without CUDA; use cpu or auto"
     ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --backend gpu --out never.rbfn)
+  # Several GPUs, distinct or one repeated (a local group), are no more available.
+  rbf_cli_test(gpu_devices_without_cuda EXIT 2 STDERR "is not available: this rbfnet was built without CUDA"
+    ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --backend gpu --gpu-devices 0,1 --out never.rbfn)
+  rbf_cli_test(gpu_devices_repeated_without_cuda EXIT 2 STDERR "is not available: this rbfnet was built without CUDA"
+    ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --backend gpu --gpu-devices 0,0 --out never.rbfn)
 endif()
+rbf_cli_test(gpu_devices_empty EXIT 2
+  STDERR "--gpu-devices must be a non-empty list of CUDA device indices >= 0, got an empty list"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --gpu-devices , --out never.rbfn)
+rbf_cli_test(gpu_devices_negative EXIT 2
+  STDERR "--gpu-devices must be a non-empty list of CUDA device indices >= 0, got -1"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --nodes 2 --gpu-devices 0,-1 --out never.rbfn)
 
 # --- degenerate data and hostile values (tests/test_degenerate_data.cpp has every data case) --
 # degenerate.csv: 6 rows (2 duplicated), a constant column, columns near 1e-30 and 1e30; asked
