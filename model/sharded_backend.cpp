@@ -252,7 +252,13 @@ void ShardedBackend<T>::set_validation_data(const T* x, std::size_t nv) {
 template <typename T>
 void ShardedBackend<T>::set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
                                        double memory_budget_bytes) {
-  on_all([&](std::size_t, Backend<T>& b) { b.set_candidates(centers, widths, rows, count, memory_budget_bytes); });
+  // The cap is on the whole Phi_C: each shard may take its rows' share of it, so that the
+  // shards store their blocks exactly when one backend would store the whole matrix.
+  const std::size_t shards = shards_.size();
+  on_all([&](std::size_t i, Backend<T>& b) {
+    const double share = static_cast<double>(shard_rows(n_, shards, i)) / static_cast<double>(n_);
+    b.set_candidates(centers, widths, rows, count, memory_budget_bytes * share);
+  });
 }
 
 template <typename T>

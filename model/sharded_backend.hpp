@@ -1,6 +1,7 @@
 // A backend made of K row shards (model/contracts/row_shards.hpp): each shard's backend holds
 // a contiguous block of the training and validation rows, and every call runs on all shards
-// at once, each on its own persistent thread.
+// at once, each on its own persistent thread. The candidate memory cap of set_candidates is
+// for the whole Phi_C; each shard gets its rows' share of it.
 #pragma once
 
 #include <cstddef>

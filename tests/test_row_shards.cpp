@@ -175,6 +175,21 @@ TEST_CASE_TEMPLATE("row_shards: OLS growth over 2 and 3 shards matches one backe
   }
 }
 
+TEST_CASE_TEMPLATE("row_shards: the candidate memory cap is for the whole Phi_C, shared by the shards' rows", T,
+                   float, double) {
+  const Problem p = problem();
+  const double whole = static_cast<double>(p.n * p.count() * sizeof(T));
+  for (const double budget : {1.01 * whole, 0.99 * whole}) {
+    CAPTURE(budget);
+    auto single = eigen<T>();
+    auto b = sharded<T>(3);
+    test::parity::load(*single, p, budget);
+    test::parity::load(*b, p, budget);
+    CHECK(single->candidates_stored() == (budget > whole));
+    CHECK(b->candidates_stored() == single->candidates_stored());
+  }
+}
+
 TEST_CASE_TEMPLATE("row_shards: max_residual growth over 3 shards matches one backend", T, float, double) {
   const Problem p = problem();
   auto single = eigen<T>();
