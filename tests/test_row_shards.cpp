@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -89,6 +90,17 @@ class FailingShard final : public model::ForwardingBackend<T> {
 
  private:
   std::size_t fail_at_, updates_ = 0;
+};
+
+// Sees a stop of set-up whatever flag it is given, as if a SIGINT came just before its passes.
+template <typename T>
+class StoppedShard final : public model::ForwardingBackend<T> {
+ public:
+  StoppedShard() : model::ForwardingBackend<T>(eigen<T>()) {}
+  void set_setup_stop(const std::atomic<bool>*) override { this->inner().set_setup_stop(&stopped_); }
+
+ private:
+  std::atomic<bool> stopped_{true};
 };
 
 // Keeps the group from its inner backend: a shard whose sums over rows are not reduced.
@@ -260,6 +272,31 @@ TEST_CASE_TEMPLATE("row_shards: a shard's DeviceError reaches the caller as a De
     CHECK_THROWS_AS(test::parity::grow(b, p, 10, kStoreAll), model::DeviceError);
     // After a failure the backend may only be destroyed.
     CHECK_THROWS_AS(b.select_ols(0.0, kTol), std::logic_error);
+  }
+}
+
+TEST_CASE_TEMPLATE("row_shards: a stop seen by one shard only still lets every shard finish set-up", T, float,
+                   double) {
+  // A stop (SIGINT) may be seen by one shard before a sum and by the others after it: the one
+  // that sees it must still take part in the sums the others wait in.
+  const Problem p = problem();
+  for (const double budget : {kStoreAll, 1024.0}) {
+    CAPTURE(budget);
+    const auto group = model::make_local_row_shards(3);
+    std::vector<typename model::ShardedBackend<T>::Factory> factories;
+    factories.push_back([]() -> std::unique_ptr<model::Backend<T>> { return std::make_unique<StoppedShard<T>>(); });
+    factories.push_back([] { return eigen<T>(); });
+    factories.push_back([] { return eigen<T>(); });
+    model::ShardedBackend<T> b(factories, group);
+    b.set_setup_stop(nullptr);
+    test::parity::load(b, p, budget);
+    std::vector<double> a;
+    auto reset = std::async(std::launch::async, [&] { b.reset_to_bias(a); });
+    const bool finished = reset.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+    if (!finished) group[0]->abort();  // releases the shards waiting for the stopped one
+    CHECK(finished);
+    CHECK_NOTHROW(reset.get());
+    CHECK(a.size() == p.k);
   }
 }
 
