@@ -78,11 +78,14 @@ void check_same_growth(const Growth& sharded_growth, const Growth& single) {
     CHECK(std::abs(sharded_growth.predictions[i] - single.predictions[i]) < 50 * tolerance<T>());
 }
 
-// Throws DeviceError, as a failing device would, on its `fail_at`-th update (1-based).
+// Throws DeviceError, as a failing device would, on its `fail_at`-th update (1-based; 0 =
+// never); `kind` is what it calls itself (gpu: a stand-in for a CUDA shard).
 template <typename T>
 class FailingShard final : public model::ForwardingBackend<T> {
  public:
-  explicit FailingShard(std::size_t fail_at) : model::ForwardingBackend<T>(eigen<T>()), fail_at_(fail_at) {}
+  explicit FailingShard(std::size_t fail_at, model::BackendKind kind = model::BackendKind::cpu)
+      : model::ForwardingBackend<T>(eigen<T>()), fail_at_(fail_at), kind_(kind) {}
+  model::BackendKind kind() const override { return kind_; }
   double update(bool statistics, std::vector<double>& a) override {
     if (++updates_ == fail_at_) throw model::DeviceError("device lost during update");
     return this->inner().update(statistics, a);
@@ -90,6 +93,7 @@ class FailingShard final : public model::ForwardingBackend<T> {
 
  private:
   std::size_t fail_at_, updates_ = 0;
+  model::BackendKind kind_;
 };
 
 // Sees a stop of set-up whatever flag it is given, as if a SIGINT came just before its passes.
@@ -354,4 +358,46 @@ TEST_CASE("row_shards: a training through the trainer on 3 CPU shards grows the 
     CHECK(test::relative(got.iterations[i].val_rmse, single.iterations[i].val_rmse) < 1e-9);
   }
   CHECK(got.network.nodes() == single.network.nodes());
+}
+
+TEST_CASE("row_shards: auto moves to sharded GPU stand-ins, and a shard's fault falls back to the CPU") {
+  // The CPU -> sharded move goes through export_state/import_state; the fault of shard 2 at
+  // its 8th update (iteration 13) must reach the trainer as a DeviceError, which rebuilds the
+  // nodes on the CPU. The nodes are those of a CPU-only run.
+  const data::Dataset ds = data::make_friedman1(1200, 6, 0.5, 5);
+  model::Config c;
+  c.data.validation = 0.2;
+  c.stopping.patience = 0;
+  c.stopping.max_nodes = 25;
+  c.candidates.pool = 200;
+  c.logging.progress = false;
+  c.trainer.threads = 1;
+  c.backend.kind = model::BackendKind::cpu;
+  const model::TrainResult cpu = model::train(ds, c);
+  c.backend.kind = model::BackendKind::auto_select;
+  c.backend.switch_at_nodes = 5;
+  model::TrainerHooks hooks;
+  hooks.gpu_available = [](std::string&) { return true; };
+  hooks.make_float = [](model::BackendKind kind) -> std::unique_ptr<model::Backend<float>> {
+    if (kind != model::BackendKind::gpu) return eigen<float>();
+    std::vector<model::ShardedBackend<float>::Factory> factories;
+    for (std::size_t i = 0; i < 3; ++i)
+      factories.push_back([i]() -> std::unique_ptr<model::Backend<float>> {
+        return std::make_unique<FailingShard<float>>(i == 2 ? 8 : 0, model::BackendKind::gpu);
+      });
+    return std::make_unique<model::ShardedBackend<float>>(factories, model::make_local_row_shards(3));
+  };
+  const model::TrainResult res = model::train(ds, c, {}, hooks);
+  std::string all;
+  for (const auto& e : res.events) all += e + "\n";
+  CAPTURE(all);
+  CHECK(all.find("switch cpu->gpu at 5 nodes") != std::string::npos);
+  CHECK(all.find("GPU failure (device lost during update)") != std::string::npos);
+  REQUIRE(res.iterations.size() == cpu.iterations.size());
+  for (std::size_t i = 0; i < cpu.iterations.size(); ++i) {
+    CHECK(res.iterations[i].row == cpu.iterations[i].row);
+    CHECK(res.iterations[i].train_rmse == doctest::Approx(cpu.iterations[i].train_rmse).epsilon(1e-4));
+  }
+  CHECK(res.iterations[6].backend == "gpu");
+  CHECK(res.iterations.back().backend == "cpu");
 }
