@@ -78,6 +78,29 @@ void check_same_growth(const Growth& sharded_growth, const Growth& single) {
     CHECK(std::abs(sharded_growth.predictions[i] - single.predictions[i]) < 50 * tolerance<T>());
 }
 
+// A small training on the CPU, with validation rows.
+model::Config training_config(std::size_t nodes) {
+  model::Config c;
+  c.data.validation = 0.2;
+  c.stopping.patience = 0;
+  c.stopping.max_nodes = nodes;
+  c.candidates.pool = 200;
+  c.logging.progress = false;
+  c.trainer.threads = 1;
+  c.backend.kind = model::BackendKind::cpu;
+  return c;
+}
+
+// The two trainings chose the same centers and widths, with training errors within `tol`.
+void check_same_nodes(const model::TrainResult& got, const model::TrainResult& expected, double tol) {
+  REQUIRE(got.iterations.size() == expected.iterations.size());
+  for (std::size_t i = 0; i < expected.iterations.size(); ++i) {
+    CHECK(got.iterations[i].row == expected.iterations[i].row);
+    CHECK(got.iterations[i].width == expected.iterations[i].width);
+    CHECK(test::relative(got.iterations[i].train_rmse, expected.iterations[i].train_rmse) < tol);
+  }
+}
+
 // Throws DeviceError, as a failing device would, on its `fail_at`-th update (1-based; 0 =
 // never); `kind` is what it calls itself (gpu: a stand-in for a CUDA shard).
 template <typename T>
@@ -332,15 +355,8 @@ TEST_CASE("row_shards: fewer training rows than shards is refused with a message
 
 TEST_CASE("row_shards: a training through the trainer on 3 CPU shards grows the unsharded model") {
   const data::Dataset ds = data::make_friedman1(900, 6, 0.5, 3);
-  model::Config c;
-  c.data.validation = 0.2;
-  c.stopping.patience = 0;
-  c.stopping.max_nodes = 30;
-  c.candidates.pool = 200;
-  c.logging.progress = false;
-  c.trainer.threads = 1;
+  model::Config c = training_config(30);
   c.trainer.precision = model::Precision::float64;
-  c.backend.kind = model::BackendKind::cpu;
   const model::TrainResult single = model::train(ds, c);
   model::TrainerHooks hooks;
   std::size_t made = 0;
@@ -350,13 +366,9 @@ TEST_CASE("row_shards: a training through the trainer on 3 CPU shards grows the 
   };
   const model::TrainResult got = model::train(ds, c, {}, hooks);
   CHECK(made >= 1);
-  REQUIRE(got.iterations.size() == single.iterations.size());
-  for (std::size_t i = 0; i < single.iterations.size(); ++i) {
-    CHECK(got.iterations[i].row == single.iterations[i].row);
-    CHECK(got.iterations[i].width == single.iterations[i].width);
-    CHECK(test::relative(got.iterations[i].train_rmse, single.iterations[i].train_rmse) < 1e-9);
+  check_same_nodes(got, single, 1e-9);
+  for (std::size_t i = 0; i < single.iterations.size(); ++i)
     CHECK(test::relative(got.iterations[i].val_rmse, single.iterations[i].val_rmse) < 1e-9);
-  }
   CHECK(got.network.nodes() == single.network.nodes());
 }
 
@@ -365,14 +377,7 @@ TEST_CASE("row_shards: auto moves to sharded GPU stand-ins, and a shard's fault 
   // its 8th update (iteration 13) must reach the trainer as a DeviceError, which rebuilds the
   // nodes on the CPU. The nodes are those of a CPU-only run.
   const data::Dataset ds = data::make_friedman1(1200, 6, 0.5, 5);
-  model::Config c;
-  c.data.validation = 0.2;
-  c.stopping.patience = 0;
-  c.stopping.max_nodes = 25;
-  c.candidates.pool = 200;
-  c.logging.progress = false;
-  c.trainer.threads = 1;
-  c.backend.kind = model::BackendKind::cpu;
+  model::Config c = training_config(25);
   const model::TrainResult cpu = model::train(ds, c);
   c.backend.kind = model::BackendKind::auto_select;
   c.backend.switch_at_nodes = 5;
@@ -393,11 +398,7 @@ TEST_CASE("row_shards: auto moves to sharded GPU stand-ins, and a shard's fault 
   CAPTURE(all);
   CHECK(all.find("switch cpu->gpu at 5 nodes") != std::string::npos);
   CHECK(all.find("GPU failure (device lost during update)") != std::string::npos);
-  REQUIRE(res.iterations.size() == cpu.iterations.size());
-  for (std::size_t i = 0; i < cpu.iterations.size(); ++i) {
-    CHECK(res.iterations[i].row == cpu.iterations[i].row);
-    CHECK(res.iterations[i].train_rmse == doctest::Approx(cpu.iterations[i].train_rmse).epsilon(1e-4));
-  }
+  check_same_nodes(res, cpu, 1e-4);
   CHECK(res.iterations[6].backend == "gpu");
   CHECK(res.iterations.back().backend == "cpu");
 }
