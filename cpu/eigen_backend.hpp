@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -26,7 +27,10 @@ class EigenBackend final : public Backend<T> {
   model::BackendKind kind() const override { return model::BackendKind::cpu; }
   // As one row shard, every sum over rows below also goes through `shards`; without it (the
   // default) the backend holds every row and its arithmetic is exactly the unsharded one.
-  void set_row_shards(std::shared_ptr<model::RowShards> shards) override { shards_ = std::move(shards); }
+  void set_row_shards(std::shared_ptr<model::RowShards> shards) override {
+    if (n_ != 0) throw std::logic_error("set_row_shards must come before set_training_data");
+    shards_ = std::move(shards);
+  }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
