@@ -49,6 +49,7 @@ class RBFNetBase(BaseEstimator):
         switch_at_nodes=0,
         switch_confirm=3,
         gpu_device=0,
+        gpu_devices=None,
         gpu_memory_budget_mb=0.0,
         gpu_memory="auto",
         gpu_overhead_ms=0.0,
@@ -88,6 +89,7 @@ class RBFNetBase(BaseEstimator):
         self.switch_at_nodes = switch_at_nodes
         self.switch_confirm = switch_confirm
         self.gpu_device = gpu_device
+        self.gpu_devices = gpu_devices
         self.gpu_memory_budget_mb = gpu_memory_budget_mb
         self.gpu_memory = gpu_memory
         self.gpu_overhead_ms = gpu_overhead_ms

@@ -42,6 +42,8 @@ PARAMS = (
     Param("switch_at_nodes", "backend.switch_at_nodes", 0),
     Param("switch_confirm", "backend.confirm", 3),
     Param("gpu_device", "backend.gpu_device", 0),
+    # None: the one gpu_device; a list of device indices: one row shard per entry.
+    Param("gpu_devices", "backend.gpu_devices", None),
     Param("gpu_memory_budget_mb", "backend.gpu_memory_budget_mb", 0.0),
     Param("gpu_memory", "backend.gpu_memory", "auto"),
     Param("gpu_overhead_ms", "backend.gpu_overhead_ms", 0.0),
@@ -67,6 +69,8 @@ def settings(estimator):
     out = []
     for p in PARAMS:
         value = getattr(estimator, p.name)
+        if value is None:
+            continue  # the key's default: no value
         if isinstance(value, (list, tuple, np.ndarray)):
             values = [_text(v) for v in value]
         else:
@@ -77,6 +81,8 @@ def settings(estimator):
 
 def _from_text(text, default):
     """A config value's YAML text as a Python value of the default's type."""
+    if default is None:  # gpu_devices: "~" (none) or a list of integers
+        return None if text == "~" else tuple(int(v) for v in text.strip("[]").split(",") if v.strip())
     if isinstance(default, bool):
         return text == "true"
     if isinstance(default, tuple):

@@ -52,6 +52,8 @@ def test_defaults_are_the_cli_defaults():
         ("validation", 0.95, "validation must be a number in [0, 0.9]"),
         ("refine_method", "sgd", "refine_method must be"),
         ("log_level", "loud", "log_level must be"),
+        ("gpu_devices", [], "gpu_devices must be a non-empty list of CUDA device indices >= 0, got an empty list"),
+        ("gpu_devices", [0, -1], "gpu_devices must be a non-empty list of CUDA device indices >= 0, got -1"),
     ],
 )
 def test_bad_values_name_the_parameter(friedman, param, value, message):
@@ -83,3 +85,12 @@ def test_refit_grows_the_kept_node_count_on_every_row(friedman):
     assert np.array_equal(refit.centers_, direct.centers_)
     assert np.array_equal(refit.weights_, direct.weights_)
     assert params_from_values(native.config_values(refit.network_.config_yaml))["refit"] is True
+
+
+def test_gpu_devices_are_recorded_as_given(friedman):
+    # On the CPU backend the device list is not used, but it is part of the recorded config.
+    X, y = friedman
+    for devices in [(0, 0), None]:
+        model = RBFNetRegressor(max_nodes=3, backend="cpu", gpu_devices=devices, threads=1).fit(X, y)
+        recorded = params_from_values(native.config_values(model.network_.config_yaml))
+        assert recorded["gpu_devices"] == devices
