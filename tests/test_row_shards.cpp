@@ -214,6 +214,16 @@ TEST_CASE_TEMPLATE("row_shards: OLS growth over 2 and 3 shards matches one backe
   }
 }
 
+TEST_CASE("row_shards: fewer validation rows than shards leave some shards without any") {
+  const Problem p = test::parity::make_problem(200, 3, 1, 2, 60, 9);
+  auto single = eigen<double>();
+  auto b = sharded<double>(3);
+  const Growth expected = test::parity::grow(*single, p, 10, kStoreAll);
+  const Growth got = test::parity::grow(*b, p, 10, kStoreAll);
+  REQUIRE(got.predictions.size() == 2);
+  check_same_growth<double>(got, expected);
+}
+
 TEST_CASE_TEMPLATE("row_shards: the candidate memory cap is for the whole Phi_C, shared by the shards' rows", T,
                    float, double) {
   const Problem p = problem();
