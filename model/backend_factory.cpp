@@ -17,8 +17,7 @@ namespace {
 
 GpuOptions gpu_options(const BackendConfig& backend) {
   GpuOptions options;
-  // A sharded run refines (and calibrates) on its first device.
-  options.device = backend.gpu_devices.empty() ? backend.gpu_device : backend.gpu_devices.front();
+  options.device = first_gpu_device(backend);  // a sharded run refines on its first device
   options.memory_budget_mb = backend.gpu_memory_budget_mb;
   options.memory = backend.gpu_memory;
   return options;

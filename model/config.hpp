@@ -96,6 +96,12 @@ struct BackendConfig {
   double migration_gbs = 0.0;       // host -> device copy rate while migrating, GB/s
 };
 
+// The device of what a run does on one GPU (an unsharded backend, refinement, auto's
+// calibration): the first of gpu_devices when they are given, else gpu_device.
+inline int first_gpu_device(const BackendConfig& backend) {
+  return backend.gpu_devices.empty() ? backend.gpu_device : backend.gpu_devices.front();
+}
+
 struct LoggingConfig {
   std::string level = "info";   // trace, debug, info, warn, error, off
   std::string iteration_log;    // CSV of per-iteration costs; empty = none

@@ -221,8 +221,9 @@ SwitchCosts switch_costs(const BackendConfig& config, const GpuProbe& probe) {
   }
   GpuCalibration calibration;
   std::string origin;
-  if (load_cached_calibration(config.gpu_device, name, calibration)) {
-    origin = "calibration cached in " + calibration_cache_path(host_name(), config.gpu_device, name);
+  const int device = first_gpu_device(config);
+  if (load_cached_calibration(device, name, calibration)) {
+    origin = "calibration cached in " + calibration_cache_path(host_name(), device, name);
   } else {
     calibration = probe.calibrate();
     origin = "calibration measured now in " + std::to_string(static_cast<long>(calibration.probe_ms)) + " ms";

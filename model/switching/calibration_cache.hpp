@@ -64,8 +64,8 @@ struct GpuProbe {
 };
 
 // The figures for a run: from the config alone when it gives all five; otherwise from the
-// cached calibration of config.gpu_device on this host, or, when none is cached, from
-// probe.calibrate() (well under a second), then cached. Without a usable GPU gpu_available
+// cached calibration of first_gpu_device(config) on this host, or, when none is cached,
+// from probe.calibrate() (well under a second), then cached. Without a usable GPU gpu_available
 // is false and why_no_gpu says why. Only a failure of the probe itself throws.
 SwitchCosts switch_costs(const BackendConfig& config, const GpuProbe& probe);
 
