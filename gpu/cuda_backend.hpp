@@ -124,6 +124,9 @@ class CudaBackend final : public model::Backend<T> {
   void finish_reset(const T* squares, int splits);
   // Max-residual selection from every shard's residual rows.
   model::Selection shard_select_max_residual();
+  // Whether set-up is to stop early (set_setup_stop). Never for a shard: the others would
+  // wait for its sums forever, so a sharded set-up runs to its end and the stop is seen after.
+  bool setup_stopped() const { return !sharded() && this->setup_stop_requested(); }
   // Whether passes end by selecting on the device for the last request: not before any
   // request, nor a sharded max-residual one (each shard sees its own rows of E only).
   bool device_selects() const {

@@ -24,7 +24,7 @@ bool CudaBackend<T>::for_each_tile(Fn&& fn, bool setup) {
     // Launches only queue work: wait for the tile before asking whether to go on.
     if (setup) {
       context_.synchronize();
-      if (this->setup_stop_requested()) return false;
+      if (setup_stopped()) return false;
     }
     const std::size_t count = std::min(tile_columns_, candidates_ - first);
     evaluate_columns(first, count, tile_.get());

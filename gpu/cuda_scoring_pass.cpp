@@ -28,7 +28,7 @@ void CudaBackend<T>::evaluate_stored_columns() {
   // About 2^30 multiply-adds per slice: milliseconds on any GPU, so the waits cost nothing.
   const double per_column = static_cast<double>(npad_) * static_cast<double>(d_ + 1);
   const std::size_t slice = std::max<std::size_t>(1, static_cast<std::size_t>(1073741824.0 / per_column));
-  for (std::size_t first = 0; first < candidates_ && !this->setup_stop_requested(); first += slice) {
+  for (std::size_t first = 0; first < candidates_ && !setup_stopped(); first += slice) {
     evaluate_columns(first, std::min(slice, candidates_ - first), phi_.get() + first * npad_);
     context_.synchronize();
   }
@@ -68,7 +68,7 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   // One pass over Phi_C: q0^T phi_c, phi_c^T E and ||phi_c||^2; without a stored Phi_C,
   // fused passes when there are few outputs. Skipped when set-up is to stop (set_candidates
   // may have stopped half-way); `a` is still computed.
-  if (!this->setup_stop_requested() && (stored_ || !matrix_free_reset())) reset_from_columns(q0);
+  if (!setup_stopped() && (stored_ || !matrix_free_reset())) reset_from_columns(q0);
   dependents_marked_ = false;
   std::fill(used_host_.begin(), used_host_.end(), 0);
   history_columns_ = 1;

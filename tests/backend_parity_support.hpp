@@ -146,7 +146,8 @@ class OneShardBackend final : public rbf::model::ForwardingBackend<T> {
 };
 
 // "cpu", "gpu", or "cpu one shard" / "gpu one shard" (the backend as the one shard of a
-// group), "cpu 3 shards" (three Eigen shards in one ShardedBackend), "gpu nccl" (the GPU
+// group), "cpu 3 shards" / "gpu 3 shards" (three shards in one ShardedBackend, the GPU's all
+// on device 0), "gpu nccl" (the GPU
 // backend as one shard through NCCL on device 0).
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
@@ -162,6 +163,11 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
   }
   rbf::model::GpuOptions options;
   options.memory = memory;
+  if (which == "gpu 3 shards") {  // three shards on device 0, each with its own context
+    const std::vector<typename rbf::model::ShardedBackend<T>::Factory> factories(
+        3, [options] { return rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options); });
+    return std::make_unique<rbf::model::ShardedBackend<T>>(factories, rbf::model::make_local_row_shards(3));
+  }
   auto gpu = rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options);
   if (which == "gpu one shard")
     return std::make_unique<OneShardBackend<T>>(std::move(gpu), std::make_shared<OneShard>());
@@ -187,6 +193,10 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
   TEST_CASE_TEMPLATE("gpu backend as one row shard: " title, T, float, double) {                          \
     RBF_SKIP_WITHOUT_GPU();                                                                                  \
     body<T>("gpu one shard");                                                                                \
+  }                                                                                                          \
+  TEST_CASE_TEMPLATE("gpu backend over 3 row shards on one device: " title, T, float, double) {             \
+    RBF_SKIP_WITHOUT_GPU();                                                                                  \
+    body<T>("gpu 3 shards");                                                                                 \
   }
 #else
 #define RBF_BACKEND_CASES(title, body) RBF_CPU_CASE(title, body)

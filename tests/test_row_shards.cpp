@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <future>
 #include <memory>
 #include <stdexcept>
@@ -123,7 +124,7 @@ class FailingShard final : public model::ForwardingBackend<T> {
 template <typename T>
 class StoppedShard final : public model::ForwardingBackend<T> {
  public:
-  StoppedShard() : model::ForwardingBackend<T>(eigen<T>()) {}
+  explicit StoppedShard(std::unique_ptr<model::Backend<T>> inner) : model::ForwardingBackend<T>(std::move(inner)) {}
   void set_setup_stop(const std::atomic<bool>*) override { this->inner().set_setup_stop(&stopped_); }
 
  private:
@@ -312,18 +313,18 @@ TEST_CASE_TEMPLATE("row_shards: a shard's DeviceError reaches the caller as a De
   }
 }
 
-TEST_CASE_TEMPLATE("row_shards: a stop seen by one shard only still lets every shard finish set-up", T, float,
-                   double) {
-  // A stop (SIGINT) may be seen by one shard before a sum and by the others after it: the one
-  // that sees it must still take part in the sums the others wait in.
+// A stop (SIGINT) may be seen by one shard before a sum and by the others after it: the one
+// that sees it must still take part in the sums the others wait in. `make` makes a shard.
+template <typename T>
+void check_stop_seen_by_one_shard(const std::function<std::unique_ptr<model::Backend<T>>()>& make) {
   const Problem p = problem();
   for (const double budget : {kStoreAll, 1024.0}) {
     CAPTURE(budget);
     const auto group = model::make_local_row_shards(3);
     std::vector<typename model::ShardedBackend<T>::Factory> factories;
-    factories.push_back([]() -> std::unique_ptr<model::Backend<T>> { return std::make_unique<StoppedShard<T>>(); });
-    factories.push_back([] { return eigen<T>(); });
-    factories.push_back([] { return eigen<T>(); });
+    factories.push_back([make]() -> std::unique_ptr<model::Backend<T>> { return std::make_unique<StoppedShard<T>>(make()); });
+    factories.push_back(make);
+    factories.push_back(make);
     model::ShardedBackend<T> b(factories, group);
     b.set_setup_stop(nullptr);
     test::parity::load(b, p, budget);
@@ -336,6 +337,22 @@ TEST_CASE_TEMPLATE("row_shards: a stop seen by one shard only still lets every s
     CHECK(a.size() == p.k);
   }
 }
+
+TEST_CASE_TEMPLATE("row_shards: a stop seen by one shard only still lets every shard finish set-up", T, float,
+                   double) {
+  check_stop_seen_by_one_shard<T>([] { return eigen<T>(); });
+}
+
+#ifdef RBF_TEST_GPU
+TEST_CASE_TEMPLATE("gpu backend over 3 row shards: a stop seen by one shard only still lets every shard finish set-up",
+                   T, float, double) {
+  RBF_SKIP_WITHOUT_GPU();
+  check_stop_seen_by_one_shard<T>([] {
+    model::GpuOptions options;
+    return gpu::make_backend<T>(gpu::open_context(options), options);
+  });
+}
+#endif
 
 TEST_CASE("row_shards: a factory's exception reaches the caller") {
   std::vector<model::ShardedBackend<double>::Factory> factories{
