@@ -2,12 +2,15 @@
 // GPU context among everything the run does on the device.
 #include "model/backend_factory.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <utility>
 #include <vector>
 
 #include "model/contracts/cpu_entry_points.hpp"
+#include "model/switching/gpu_count_rule.hpp"
 #include "model/local_row_shards.hpp"
 #include "model/sharded_backend.hpp"
 
@@ -26,7 +29,9 @@ GpuOptions gpu_options(const BackendConfig& backend) {
 }  // namespace
 
 BackendFactory::BackendFactory(const BackendConfig& backend, int threads)
-    : gpu_(gpu_options(backend)), shard_devices_(backend.gpu_devices) {
+    : gpu_(gpu_options(backend)),
+      shard_devices_(backend.gpu_devices),
+      auto_devices_(backend.kind == BackendKind::auto_select && backend.gpu_devices.empty() && backend.gpu_device == 0) {
   cpu_.threads = threads;
 }
 
@@ -41,6 +46,15 @@ std::shared_ptr<gpu::Context> BackendFactory::context() {
 
 template <typename T>
 std::unique_ptr<Backend<T>> BackendFactory::make_backend(BackendKind kind) {
+  if (kind == BackendKind::gpu && auto_devices_) {
+    auto_devices_ = false;  // decided once per run
+    const std::size_t gpus = auto_gpu_count(rows_, candidates_, gpu::query_devices().devices.size());
+    if (gpus >= 2) {
+      shard_devices_.clear();
+      for (std::size_t d = 0; d < gpus; ++d) shard_devices_.push_back(static_cast<int>(d));
+      spdlog::info("auto: the run is spread over {} GPUs (backend.gpu_devices sets them)", gpus);
+    }
+  }
   if (kind == BackendKind::gpu && shard_devices_.size() >= 2) return make_sharded_gpu_backend<T>();
   if (kind == BackendKind::gpu) return gpu::make_backend<T>(context(), gpu_);
   return cpu::make_backend<T>(cpu_);

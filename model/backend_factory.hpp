@@ -40,6 +40,12 @@ class BackendFactory {
   GpuCalibration calibrate_gpu();
   // After a device fault nothing on the device is trusted: the next GPU use opens anew.
   void forget_gpu() { context_.reset(); }
+  // The run's size, for auto's choice of how many GPUs to use (model/switching/gpu_count_rule.hpp)
+  // when backend.gpu_devices does not say.
+  void set_problem_size(std::size_t rows, std::size_t candidates) {
+    rows_ = rows;
+    candidates_ = candidates;
+  }
 
  private:
   std::shared_ptr<gpu::Context> context();
@@ -49,6 +55,10 @@ class BackendFactory {
   CpuOptions cpu_;
   GpuOptions gpu_;                 // the one device of an unsharded run, and the refinement's
   std::vector<int> shard_devices_;  // backend.gpu_devices: one row shard each when 2 or more
+  // auto with neither gpu_devices nor a gpu_device other than 0: the GPUs to use are chosen
+  // by the run's size when it first goes to the GPU.
+  bool auto_devices_ = false;
+  std::size_t rows_ = 0, candidates_ = 0;
   std::shared_ptr<gpu::Context> context_;
   double startup_ms_ = 0;  // how long opening context_ took
 };

@@ -28,6 +28,7 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
   nv_ = p_.val_rows.size();
   k_ = p_.k;
   count_ = pool_.widths.size();
+  factory_.set_problem_size(n_, count_);
   x_ = to_scalar<T>(p_.x_train);
   y_ = to_scalar<T>(p_.y_train);
   xv_ = to_scalar<T>(p_.x_val);

@@ -1,0 +1,20 @@
+// How many GPUs auto spreads a run over when backend.gpu_devices does not say.
+#include <doctest/doctest.h>
+
+#include "model/switching/gpu_count_rule.hpp"
+
+using rbf::model::auto_gpu_count;
+
+TEST_CASE("gpu count rule: small runs stay on one GPU") {
+  CHECK(auto_gpu_count(200000, 3000, 4) == 1);     // 0.6 G Gaussians per pass
+  CHECK(auto_gpu_count(1000000, 4096, 4) == 1);    // 4.1 G: under two devices' worth
+  CHECK(auto_gpu_count(0, 4096, 8) == 1);
+}
+
+TEST_CASE("gpu count rule: each further GPU needs its share of the pass") {
+  CHECK(auto_gpu_count(2100000, 4096, 4) == 2);    // 8.6 G
+  CHECK(auto_gpu_count(10000000, 4096, 4) == 4);   // 41 G: every visible device
+  CHECK(auto_gpu_count(10000000, 4096, 2) == 2);
+  CHECK(auto_gpu_count(10000000, 4096, 1) == 1);
+  CHECK(auto_gpu_count(10000000, 4096, 0) == 1);   // no device listed: the caller's one
+}
