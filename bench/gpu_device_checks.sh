@@ -48,8 +48,10 @@ if has ctest; then
 fi
 if has memcheck; then
   echo "== compute-sanitizer memcheck (GPU cases)"
+  # Not the NCCL case: NCCL's start-up probes its own kernels with CUDA calls that fail by
+  # design (cudaFuncGetAttributes on images for other architectures), which memcheck counts.
   timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$build/tests/rbfnet_backend_tests" -tc='gpu*' > "$out/memcheck.txt" 2>&1 || status=1
+    "$build/tests/rbfnet_backend_tests" -tc='gpu*' -tce='*through NCCL*' > "$out/memcheck.txt" 2>&1 || status=1
   tail -5 "$out/memcheck.txt"
 fi
 if has bench; then
