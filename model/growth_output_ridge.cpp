@@ -21,26 +21,33 @@ void GrowthRun<T>::choose_output_ridge(TrainResult& result, bool classify) {
   double chosen = 0;
   std::vector<double> weights = ridge.weights(0);
   ValidationScore before, after;
-  if (nv_ > 0) before = after = score_validation(*backend_, p_, weights, m, classify, scratch_);
-  if (automatic) {
-    for (double lambda : output_ridge_grid()) {
-      if (lambda == 0) continue;
-      std::vector<double> w = ridge.weights(lambda * rows);
-      const ValidationScore v = score_validation(*backend_, p_, w, m, classify, scratch_);
-      if (v.rmse < after.rmse) {  // strictly better: ties keep the smaller penalty
-        after = v;
-        chosen = lambda;
-        weights = std::move(w);
+  try {
+    if (nv_ > 0) before = after = score_validation(*backend_, p_, weights, m, classify, scratch_);
+    if (automatic) {
+      for (double lambda : output_ridge_grid()) {
+        if (lambda == 0) continue;
+        std::vector<double> w = ridge.weights(lambda * rows);
+        const ValidationScore v = score_validation(*backend_, p_, w, m, classify, scratch_);
+        if (v.rmse < after.rmse) {  // strictly better: ties keep the smaller penalty
+          after = v;
+          chosen = lambda;
+          weights = std::move(w);
+        }
       }
+      if (chosen == 0) {
+        spdlog::debug("output ridge: no penalty beats least squares on validation");
+        return;
+      }
+    } else {
+      chosen = configured;
+      weights = ridge.weights(chosen * rows);
+      if (nv_ > 0) after = score_validation(*backend_, p_, weights, m, classify, scratch_);
     }
-    if (chosen == 0) {
-      spdlog::debug("output ridge: no penalty beats least squares on validation");
-      return;
-    }
-  } else {
-    chosen = configured;
-    weights = ridge.weights(chosen * rows);
-    if (nv_ > 0) after = score_validation(*backend_, p_, weights, m, classify, scratch_);
+  } catch (const DeviceError& e) {
+    // The model as grown is complete and valid; a device failing now costs only the penalty.
+    result.events.push_back(std::string("output ridge skipped: ") + e.what() + "; least-squares weights kept");
+    spdlog::warn("{}", result.events.back());
+    return;
   }
   // Training error of the penalized weights: the least-squares residual plus what the
   // penalty gives up, ||Theta - R w||^2 over the model's m + 1 rows.
