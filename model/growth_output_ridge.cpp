@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "model/output_ridge.hpp"
+
 namespace rbf::model::detail {
 
 template <typename T>

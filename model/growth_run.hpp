@@ -29,7 +29,6 @@
 #include "model/switching/switch_rule.hpp"
 #include "model/trainer.hpp"
 #include "model/training_data.hpp"
-#include "model/output_ridge.hpp"
 #include "model/training_state.hpp"
 #include "model/triangular.hpp"
 
