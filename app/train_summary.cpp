@@ -82,6 +82,7 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
   json.key("seconds").value(result.seconds).key("setup_seconds").value(result.setup_seconds);
   json.key("refine_seconds").value(result.refine_seconds);
   json.key("candidates").value(result.candidates).key("sigma0").value(result.sigma0);
+  json.key("output_ridge").value(result.output_ridge);  // the saved weights' penalty; 0 = least squares
   json.key("events").strings(result.events);
   // RMSE in target units for regression; for classification, of the class scores.
   scores_json(json, "training", result.train_scores, classifies(result));

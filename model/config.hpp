@@ -44,9 +44,15 @@ struct CandidateConfig {
   double memory_budget_mb = kMachineMemory;
 };
 
+// trainer.output_ridge: auto.
+constexpr double kOutputRidgeAuto = -1.0;
+
 struct TrainerConfig {
   Strategy strategy = Strategy::ols;
   double lambda = 0.0;          // regularized-OLS term, >= 0
+  // Ridge penalty on the kept model's output weights (relative to the training rows), >= 0;
+  // kOutputRidgeAuto ("auto") = the value of output_ridge_grid() best on validation, 0 without.
+  double output_ridge = kOutputRidgeAuto;
   double dependency_tol = 1e-4; // candidates with n_c - s_c <= tol * n_c are skipped
   Precision precision = Precision::float32;
   int threads = 0;              // CPU threads; 0 = all cores

@@ -327,6 +327,28 @@ Field delimiter_field(const char* section, const char* key, Member<Section, char
   return field;
 }
 
+
+// A penalty >= 0, or "auto" (stored as kOutputRidgeAuto): chosen on validation.
+template <typename Section>
+Field auto_penalty_field(const char* section, const char* key, Member<Section, double> m) {
+  Field field = make_field(section, key, "'auto' or a number >= 0");
+  const std::string allowed = field.allowed;
+  field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
+    const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
+    const double value = automatic ? kOutputRidgeAuto : read_real(node, subject, allowed);
+    // The sentinel is negative: a negative number must not read as 'auto'.
+    if (!automatic && !(value >= 0)) fail_value(subject, allowed, describe_node(node));
+    m.of(config) = value;
+  };
+  field.write = [m](const Config& config) {
+    return m.of(config) == kOutputRidgeAuto ? std::string("auto") : format_real(m.of(config));
+  };
+  field.valid = [m](const Config& config) {
+    return m.of(config) == kOutputRidgeAuto || (std::isfinite(m.of(config)) && m.of(config) >= 0);
+  };
+  return field;
+}
+
 std::vector<Field> build_fields() {
   using C = Config;
   std::vector<Field> f;
@@ -361,6 +383,7 @@ std::vector<Field> build_fields() {
                    std::vector<Choice<Strategy>>{{Strategy::ols, "ols"}, {Strategy::max_residual, "max_residual"}}));
   f.push_back(real_field("trainer", "lambda", member(&C::trainer, &TrainerConfig::lambda),
                          RealRange{0.0, false, kNoLimit, false}));
+  f.push_back(auto_penalty_field("trainer", "output_ridge", member(&C::trainer, &TrainerConfig::output_ridge)));
   f.push_back(real_field("trainer", "dependency_tol", member(&C::trainer, &TrainerConfig::dependency_tol),
                          RealRange{0.0, true, 1.0, true}));
   f.push_back(

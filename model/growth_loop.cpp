@@ -353,6 +353,7 @@ TrainResult GrowthRun<T>::run() {
   }
   result.seconds = ms_since(loop_start) / 1000.0;
   finish(result, elapsed());
+  if (!result.interrupted) choose_output_ridge(result, classify);
   if (config_.refine.at_end && !result.interrupted && !refine_at_end(result, classify)) {
     // Interrupted while refining at the end: the grown model and its state make the checkpoint.
     result.stop_reason = "interrupted";

@@ -101,6 +101,15 @@ class GrowthRun {
   // asked for meanwhile: the model is left as grown.
   bool refine_at_end(TrainResult& result, bool classify);
 
+  // ---- Output ridge (growth_output_ridge.cpp) ----
+
+  // trainer.output_ridge, once growth has stopped: ridge regression on the kept model's
+  // output weights, its penalty the grid value best on validation ('auto'; the least-squares
+  // weights unless one is strictly better) or the configured one. Replaces the weights of
+  // result.network and records the penalty. Not for a snapshot (a refinement replaced the
+  // nodes R was made of): its weights stay as they are.
+  void choose_output_ridge(TrainResult& result, bool classify);
+
   // The model to save: the best on validation (a snapshot when a refinement replaced the
   // nodes it was made of), or the last without validation.
   Network best_network() const {

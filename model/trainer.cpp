@@ -37,6 +37,8 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
   all.stopping.max_nodes = nodes;
   all.stopping.goal = 0;         // exactly `nodes`, not fewer: the goal was met on fewer rows
   all.stopping.max_seconds = 0;  // growing `nodes` again costs about what it took to get there
+  // Without validation rows the refit cannot choose a penalty: it takes the one validation chose.
+  all.trainer.output_ridge = result.output_ridge;
   TrainOptions again_options;
   again_options.stop_requested = options.stop_requested;
   again_options.data_sha256 = options.data_sha256;

@@ -63,6 +63,9 @@ struct TrainResult {
   // and validation_scores the early-stopped network's, which chose the node count.
   FitScores train_scores, validation_scores;
   RefitReport refit;
+  // trainer.output_ridge: the penalty (relative to the training rows) of the saved output
+  // weights; 0 = least squares.
+  double output_ridge = 0;
   // Interrupted before a resumed run had rebuilt its model: nothing changed since the
   // checkpoint it resumed, which stays as it is; `network` is empty.
   bool resume_unchanged = false;

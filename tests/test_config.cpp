@@ -41,6 +41,7 @@ void check_same(const Config& a, const Config& b) {
   CHECK(a.candidates.memory_budget_mb == b.candidates.memory_budget_mb);
   CHECK(a.trainer.strategy == b.trainer.strategy);
   CHECK(a.trainer.lambda == b.trainer.lambda);
+  CHECK(a.trainer.output_ridge == b.trainer.output_ridge);
   CHECK(a.trainer.dependency_tol == b.trainer.dependency_tol);
   CHECK(a.trainer.precision == b.trainer.precision);
   CHECK(a.trainer.threads == b.trainer.threads);
@@ -93,6 +94,7 @@ Config all_changed() {
   c.candidates.memory_budget_mb = 12.5;
   c.trainer.strategy = Strategy::max_residual;
   c.trainer.lambda = 1e-9;
+  c.trainer.output_ridge = 3e-4;
   c.trainer.dependency_tol = 3e-7;
   c.trainer.precision = Precision::float64;
   c.trainer.threads = 6;
@@ -212,6 +214,18 @@ TEST_CASE("config: config_to_yaml round-trips through parse_config") {
   }
 }
 
+TEST_CASE("config: trainer.output_ridge is auto or a penalty") {
+  CHECK(Config().trainer.output_ridge == rbf::model::kOutputRidgeAuto);
+  CHECK(contains(rbf::model::config_to_yaml(Config()), "output_ridge: auto"));
+  CHECK(rbf::model::parse_config("trainer: {output_ridge: auto}", "c").trainer.output_ridge ==
+        rbf::model::kOutputRidgeAuto);
+  CHECK(rbf::model::parse_config("trainer: {output_ridge: 0}", "c").trainer.output_ridge == 0);
+  CHECK(rbf::model::parse_config("trainer: {output_ridge: 0.01}", "c").trainer.output_ridge == 0.01);
+  Config fixed;
+  fixed.trainer.output_ridge = 1e-5;
+  CHECK(rbf::model::parse_config(rbf::model::config_to_yaml(fixed), "rt").trainer.output_ridge == 1e-5);
+}
+
 TEST_CASE("config: candidates.memory_budget_mb is auto or a cap in MB") {
   CHECK(std::isinf(Config().candidates.memory_budget_mb));
   CHECK(contains(rbf::model::config_to_yaml(Config()), "memory_budget_mb: auto"));
@@ -289,7 +303,7 @@ TEST_CASE("config: unknown keys name the key path and suggest the closest one") 
   // Nothing close: the valid keys are listed instead.
   CHECK(parse_error("trainer:\n  colour: blue\n") ==
         "cfg.yaml:2:3: unknown key 'trainer.colour'; the keys of 'trainer' are strategy, lambda, "
-        "dependency_tol, precision, threads");
+        "output_ridge, dependency_tol, precision, threads");
 }
 
 TEST_CASE("config: wrong types name the key and the expected type") {
@@ -300,8 +314,8 @@ TEST_CASE("config: wrong types name the key and the expected type") {
   CHECK(parse_error("trainer:\n  threads: 1.5\n") ==
         "cfg.yaml:2:12: 'trainer.threads' must be an integer in [0, 1024], got '1.5'");
   CHECK(parse_error("trainer: 3\n") ==
-        "cfg.yaml:1:10: 'trainer' must be a map of keys (strategy, lambda, dependency_tol, "
-        "precision, threads), got '3'");
+        "cfg.yaml:1:10: 'trainer' must be a map of keys (strategy, lambda, output_ridge, "
+        "dependency_tol, precision, threads), got '3'");
   CHECK(parse_error("logging:\n  progress: maybe\n") ==
         "cfg.yaml:2:13: 'logging.progress' must be true or false, got 'maybe'");
   CHECK(parse_error("candidates:\n  pool:\n") ==
@@ -318,6 +332,10 @@ TEST_CASE("config: out-of-range values name the key and the allowed range") {
   CHECK(contains(parse_error("refine:\n  method: sgd\n"), "cfg.yaml:2:11: 'refine.method' must be one of adam, lm, auto"));
   CHECK(contains(parse_error("refine:\n  learning_rate: 0\n"), "cfg.yaml:2:18: 'refine.learning_rate' must be"));
   CHECK(contains(parse_error("refine:\n  epochs: 0\n"), "'refine.epochs' must be an integer >= 1, got 0"));
+  CHECK(parse_error("trainer:\n  output_ridge: -1\n") ==
+        "cfg.yaml:2:17: 'trainer.output_ridge' must be 'auto' or a number >= 0, got '-1'");
+  CHECK(parse_error("trainer:\n  output_ridge: often\n") ==
+        "cfg.yaml:2:17: 'trainer.output_ridge' must be 'auto' or a number >= 0, got 'often'");
   CHECK(contains(parse_error("refine:\n  ridge: -1\n"), "'refine.ridge' must be a number in [0, 1000000], got -1"));
   CHECK(parse_error("stopping:\n  max_nodes: 0\n") ==
         "cfg.yaml:2:14: 'stopping.max_nodes' must be an integer >= 1, got 0");

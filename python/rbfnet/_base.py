@@ -30,6 +30,7 @@ class RBFNetBase(BaseEstimator):
         memory_budget_mb="auto",
         strategy="ols",
         reg_lambda=0.0,
+        output_ridge="auto",
         dependency_tol=1e-4,
         precision="float32",
         threads=0,
@@ -70,6 +71,7 @@ class RBFNetBase(BaseEstimator):
         self.memory_budget_mb = memory_budget_mb
         self.strategy = strategy
         self.reg_lambda = reg_lambda
+        self.output_ridge = output_ridge
         self.dependency_tol = dependency_tol
         self.precision = precision
         self.threads = threads

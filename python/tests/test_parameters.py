@@ -80,8 +80,11 @@ def test_refit_grows_the_kept_node_count_on_every_row(friedman):
     assert early.fit_summary_["refit"] is None
     assert refit.fit_summary_["refit"]["nodes"] == early.n_nodes_ == refit.n_nodes_
     assert refit.fit_summary_["refit"]["rows"] == len(X)
-    # The refit model is the one grown to that count on every row without validation.
-    direct = RBFNetRegressor(validation=0.0, patience=0, max_nodes=early.n_nodes_, threads=1).fit(X, y)
+    # The refit model is the one grown to that count on every row without validation, with the
+    # output ridge penalty that validation chose.
+    assert refit.fit_summary_["output_ridge"] == early.fit_summary_["output_ridge"]
+    direct = RBFNetRegressor(validation=0.0, patience=0, max_nodes=early.n_nodes_, threads=1,
+                             output_ridge=early.fit_summary_["output_ridge"]).fit(X, y)
     assert np.array_equal(refit.centers_, direct.centers_)
     assert np.array_equal(refit.weights_, direct.weights_)
     assert params_from_values(native.config_values(refit.network_.config_yaml))["refit"] is True

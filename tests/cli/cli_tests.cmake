@@ -231,6 +231,28 @@ rbf_cli_test(degenerate_double_limits EXIT 2
 rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[0, 1024\\], got 100000"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --threads 100000)
 
+# --- output ridge ------------------------------------------------------------------------------
+# A default training chooses a penalty on the output weights by validation (bundled diabetes:
+# noisy enough that one beats least squares), and the model it saves evaluates and predicts.
+rbf_cli_test(output_ridge_default_train
+  STDOUT "event: output ridge [0-9.e+-]+ \\(chosen on validation\\): validation RMSE [0-9.]+ -> [0-9.]+\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --out ridge.rbfn)
+set_tests_properties(cli.output_ridge_default_train PROPERTIES FIXTURES_SETUP ridge_model)
+rbf_cli_test(output_ridge_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
+  ARGS evaluate --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
+set_tests_properties(cli.output_ridge_evaluate PROPERTIES FIXTURES_REQUIRED ridge_model)
+rbf_cli_test(output_ridge_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
+set_tests_properties(cli.output_ridge_predict PROPERTIES FIXTURES_REQUIRED ridge_model)
+# A fixed penalty applies as given: a huge one leaves the mean of the training targets.
+rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09: .*training: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --output-ridge 1e9 --out ridge_fixed.rbfn)
+rbf_cli_test(output_ridge_negative EXIT 2 STDERR "--output-ridge must be 'auto' or a number >= 0, got '-1'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --output-ridge -1)
+rbf_cli_test(output_ridge_default_auto STDOUT "\n  output_ridge: auto\n" ARGS train --print-config)
+
 # --- refinement -------------------------------------------------------------------------------
 # Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
 # reported, the refined model predicts every row, and it evaluates as well as a grown one does.
