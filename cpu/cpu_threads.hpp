@@ -5,36 +5,45 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "cpu/idle_cores.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 namespace rbf::cpu {
 
-// `requested` threads, or every core the OpenMP runtime offers when it is 0 (1 without OpenMP).
+// `requested` threads exactly when it is positive. At 0, the cores that other processes leave
+// idle when the backend is made (idle_cores_now), within what the OpenMP runtime offers (1
+// without OpenMP). On a busy machine a thread beyond the idle cores waits for one, up to a
+// scheduler time slice, and every other thread of its region waits for it at the region's end:
+// a small training on a 2-core machine busy with two other processes took up to ten times as
+// long with both threads as with one.
 inline int resolve_threads(int requested) {
   if (requested > 0) return requested;
 #ifdef _OPENMP
-  return omp_get_max_threads();
+  return std::max(1, std::min(omp_get_max_threads(), idle_cores_now()));
 #else
   return 1;
 #endif
 }
 
-// Elementary operations (a multiply-add, an exp) each thread of a parallel region should get.
-// Waking a sleeping thread and joining it costs tens of microseconds on an idle machine, and up
-// to a scheduler time slice (milliseconds) on a loaded one, where the woken thread waits for a
-// core while the others wait for it at the region's end. 2^20 operations are 0.3-1 ms on one
-// core: a region with less work per thread runs on fewer threads, losing at most a few tenths
-// of a millisecond per region on an idle machine and saving milliseconds on a busy one.
-constexpr std::size_t kWorkPerThread = std::size_t{1} << 20;
+// Elementary operations (a multiply-add, an exp) below which a parallel region runs on the
+// calling thread alone: 2^18 are 0.1-0.3 ms on one core, more than waking a team of sleeping
+// threads costs on idle cores (tens of microseconds).
+constexpr std::size_t kParallelWork = std::size_t{1} << 18;
 
-// The threads a region of `work` elementary operations gets: at most `threads` (the resolved
-// count), at least 1, and no more than its work keeps busy. Results never depend on it: every
-// parallel sum is cut into fixed blocks and added in block order.
+// The team of a region of `work` elementary operations: 1 below kParallelWork, else all of
+// `threads` (the resolved count). Never a count in between: libgomp ends the surplus threads of
+// its pool when a region asks for fewer threads than the one before (2 or more), and starts new
+// ones when the next asks for more again. Sizing each region by its work (one thread per 2^20
+// operations) gave Gram-Schmidt 2-3 threads and the scoring pass 16 on a 16-core host, and
+// started about 1000 threads in a 200-node training of 20,000 rows, which with those teams took
+// twice as long as with all threads everywhere; a team of one runs without the pool and leaves
+// it as it is. Results never depend on the team: every parallel sum is cut into fixed blocks
+// and added in block order.
 inline int threads_for_work(int threads, std::size_t work) {
-  const std::size_t busy = std::max<std::size_t>(1, work / kWorkPerThread);
-  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), busy));
+  return work < kParallelWork ? 1 : std::max(1, threads);
 }
 
 }  // namespace rbf::cpu
