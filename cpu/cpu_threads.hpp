@@ -5,45 +5,58 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "cpu/idle_cores.hpp"
-
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 namespace rbf::cpu {
 
-// `requested` threads exactly when it is positive. At 0, the cores that other processes leave
-// idle when the backend is made (idle_cores_now), within what the OpenMP runtime offers (1
-// without OpenMP). On a busy machine a thread beyond the idle cores waits for one, up to a
-// scheduler time slice, and every other thread of its region waits for it at the region's end:
-// a small training on a 2-core machine busy with two other processes took up to ten times as
-// long with both threads as with one.
+// `requested` threads, or every core the OpenMP runtime offers when it is 0 (1 without OpenMP).
 inline int resolve_threads(int requested) {
   if (requested > 0) return requested;
 #ifdef _OPENMP
-  return std::max(1, std::min(omp_get_max_threads(), idle_cores_now()));
+  return omp_get_max_threads();
 #else
   return 1;
 #endif
 }
 
-// Elementary operations (a multiply-add, an exp) below which a parallel region runs on the
-// calling thread alone: 2^18 are 0.1-0.3 ms on one core, more than waking a team of sleeping
-// threads costs on idle cores (tens of microseconds).
+// A region runs on one thread or on all of the resolved count, never a count in between:
+// libgomp ends the surplus threads of its pool when a region asks for fewer threads than the
+// one before (2 or more) and starts new ones when the next asks for more again. Sizing each
+// region by its work (one thread per 2^20 operations) gave Gram-Schmidt 2-3 threads and the
+// scoring pass 16 on a 16-core host, and started 986 threads in a 200-node training of 20,000
+// rows (36 now); a team of one runs without the pool and leaves it as it is.
+//
+// Which regions get the team depends on whether the team fits in the cores that other
+// processes leave idle (idle_cores_now, read when the backend is made):
+// - It fits: from kParallelWork elementary operations (a multiply-add, an exp). 2^18 are
+//   0.1-0.3 ms on one core, more than waking a team of sleeping threads on idle cores costs
+//   (tens of microseconds).
+// - It does not: from kWorkPerThread operations per thread of the team. A thread beyond the
+//   idle cores waits for one, up to a scheduler time slice (milliseconds), and the others wait
+//   for it at the region's end: a small training on a 2-core machine busy with two other
+//   processes took ten times as long with two threads as with one while every region took
+//   both. 2^20 operations are 0.3-1 ms on one core. The count itself stays: the scheduler
+//   shares a core among the runnable threads, so a large region gets more of the machine
+//   with more threads (on that machine two threads trained 2,000 rows twice as fast as one).
+// Results never depend on the team: every parallel sum is cut into fixed blocks and added in
+// block order.
 constexpr std::size_t kParallelWork = std::size_t{1} << 18;
+constexpr std::size_t kWorkPerThread = std::size_t{1} << 20;
 
-// The team of a region of `work` elementary operations: 1 below kParallelWork, else all of
-// `threads` (the resolved count). Never a count in between: libgomp ends the surplus threads of
-// its pool when a region asks for fewer threads than the one before (2 or more), and starts new
-// ones when the next asks for more again. Sizing each region by its work (one thread per 2^20
-// operations) gave Gram-Schmidt 2-3 threads and the scoring pass 16 on a 16-core host, and
-// started about 1000 threads in a 200-node training of 20,000 rows, which with those teams took
-// twice as long as with all threads everywhere; a team of one runs without the pool and leaves
-// it as it is. Results never depend on the team: every parallel sum is cut into fixed blocks
-// and added in block order.
-inline int threads_for_work(int threads, std::size_t work) {
-  return work < kParallelWork ? 1 : std::max(1, threads);
+// The work from which a region of a backend with `threads` threads (the resolved count) runs
+// on all of them, when `idle_cores` cores are idle.
+inline std::size_t parallel_work(int threads, int idle_cores) {
+  const int team = std::max(1, threads);
+  if (team <= idle_cores) return kParallelWork;
+  return static_cast<std::size_t>(team) * kWorkPerThread;
+}
+
+// The team of a region of `work` elementary operations: all of `threads` (at least 1) from
+// `parallel_work` operations, else 1.
+inline int threads_for_work(int threads, std::size_t work, std::size_t parallel_work) {
+  return work < parallel_work ? 1 : std::max(1, threads);
 }
 
 }  // namespace rbf::cpu

@@ -1,11 +1,12 @@
-// Reads how many cores other processes leave idle, for the default CPU thread count.
+// Reads how many cores other processes leave idle, which decides how much work a parallel
+// region of the CPU backend needs before it takes all its threads (cpu_threads.hpp).
 //
 // The fourth field of /proc/loadavg counts the tasks runnable at the moment it is read, which
 // the load averages (first three fields) do not: they trail the load by a minute, and they
 // count rbfnet's own threads from the run just before, so a loop of trainings on an idle
-// machine would see itself as load and take fewer threads each time. This process's own
-// runnable threads (the reader, and OpenMP workers still spinning after a region) are not
-// load either: they are counted from /proc/self/task and left out.
+// machine would see itself as load. This process's own runnable threads (the reader, and
+// OpenMP workers still spinning after a region) are not load either: they are counted from
+// /proc/self/task and left out.
 #include "cpu/idle_cores.hpp"
 
 #include <algorithm>
