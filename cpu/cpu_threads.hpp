@@ -21,20 +21,43 @@ inline int resolve_threads(int requested) {
 #endif
 }
 
-// Elementary operations (a multiply-add, an exp) each thread of a parallel region should get.
-// Waking a sleeping thread and joining it costs tens of microseconds on an idle machine, and up
-// to a scheduler time slice (milliseconds) on a loaded one, where the woken thread waits for a
-// core while the others wait for it at the region's end. 2^20 operations are 0.3-1 ms on one
-// core: a region with less work per thread runs on fewer threads, losing at most a few tenths
-// of a millisecond per region on an idle machine and saving milliseconds on a busy one.
+// A region runs on one thread or on all of the resolved count, never a count in between:
+// libgomp ends the surplus threads of its pool when a region asks for fewer threads than the
+// one before (2 or more) and starts new ones when the next asks for more again. Sizing each
+// region by its work (one thread per 2^20 operations) gave Gram-Schmidt 2-3 threads and the
+// scoring pass 16 on a 16-core host, and started 986 threads in a 200-node training of 20,000
+// rows with 16 threads (36 now); a team of one runs without the pool and leaves it as it is.
+//
+// Which regions get the team depends on whether the team fits in the cores that other
+// processes leave idle (idle_cores_now, read when the backend is made):
+// - It fits: from kParallelWork elementary operations (a multiply-add, an exp). 2^18 are
+//   0.1-0.3 ms on one core, more than waking a team of sleeping threads on idle cores costs
+//   (tens of microseconds).
+// - It does not: from kWorkPerThread operations per thread of the team. A thread beyond the
+//   idle cores waits for one, up to a scheduler time slice (milliseconds), and the others wait
+//   for it at the region's end: a small training on a 2-core machine busy with two other
+//   processes took ten times as long with two threads as with one while every region took
+//   both. 2^20 operations are 0.3-1 ms on one core. The count itself stays: the scheduler
+//   shares a core among the runnable threads, so a large region often gets more of the
+//   machine with more threads (on that machine, with two busy loops and other builds, the
+//   default trained 2,000 rows in 0.65 s and --threads 1 in 1.20 s).
+// Results never depend on the team: every parallel sum is cut into fixed blocks and added in
+// block order.
+constexpr std::size_t kParallelWork = std::size_t{1} << 18;
 constexpr std::size_t kWorkPerThread = std::size_t{1} << 20;
 
-// The threads a region of `work` elementary operations gets: at most `threads` (the resolved
-// count), at least 1, and no more than its work keeps busy. Results never depend on it: every
-// parallel sum is cut into fixed blocks and added in block order.
-inline int threads_for_work(int threads, std::size_t work) {
-  const std::size_t busy = std::max<std::size_t>(1, work / kWorkPerThread);
-  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)), busy));
+// The work from which a region of a backend with `threads` threads (the resolved count) runs
+// on all of them, when `idle_cores` cores are idle.
+inline std::size_t parallel_work(int threads, int idle_cores) {
+  const int team = std::max(1, threads);
+  if (team <= idle_cores) return kParallelWork;
+  return static_cast<std::size_t>(team) * kWorkPerThread;
+}
+
+// The team of a region of `work` elementary operations: all of `threads` (at least 1) from
+// `parallel_work` operations, else 1.
+inline int threads_for_work(int threads, std::size_t work, std::size_t parallel_work) {
+  return work < parallel_work ? 1 : std::max(1, threads);
 }
 
 }  // namespace rbf::cpu

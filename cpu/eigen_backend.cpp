@@ -12,6 +12,7 @@
 #include "model/contracts/gaussian_columns.hpp"
 
 #include "cpu/cpu_threads.hpp"
+#include "cpu/idle_cores.hpp"
 
 namespace rbf::cpu {
 
@@ -21,7 +22,10 @@ using model::gaussian_gamma;
 using model::kRowBlock;
 
 template <typename T>
-EigenBackend<T>::EigenBackend(int threads) : threads_(resolve_threads(threads)), simd_(best_simd_variant()) {}
+EigenBackend<T>::EigenBackend(int threads)
+    : threads_(resolve_threads(threads)),
+      parallel_work_(parallel_work(threads_, idle_cores_now())),
+      simd_(best_simd_variant()) {}
 
 template <typename T>
 void EigenBackend<T>::use_simd_variant(SimdVariant variant) {
@@ -73,7 +77,7 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));
     // A stop skips the remaining columns (the backend is then only destroyed: backend.hpp).
-    const int team = threads_for_work(threads_, n_ * count * (d_ + 1));
+    const int team = threads_for_work(threads_, n_ * count * (d_ + 1), parallel_work_);
 #pragma omp parallel for schedule(dynamic, 8) num_threads(team)
     for (long c = 0; c < static_cast<long>(count); ++c)
       if (!this->setup_stop_requested()) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());

@@ -109,6 +109,8 @@ class EigenBackend final : public Backend<T> {
   void apply_shard_sums(bool reset, const std::vector<T>& a);
 
   int threads_ = 0;
+  // From how many operations a parallel region takes all threads_ (cpu_threads.hpp).
+  std::size_t parallel_work_ = 0;
   SimdVariant simd_ = SimdVariant::portable;
   std::size_t n_ = 0, d_ = 0, k_ = 0, nv_ = 0;
   Matrix x_;      // n x d

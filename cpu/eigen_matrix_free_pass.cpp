@@ -54,7 +54,7 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
     if (!used_[c]) active.push_back(c);
   if (active.empty()) return;
   // Per candidate and row: d multiply-adds for the distance, an exp, and k + 2 on a reset.
-  const int team = threads_for_work(threads_, n_ * active.size() * (d_ + 1 + (reset ? k + 2 : 1)));
+  const int team = threads_for_work(threads_, n_ * active.size() * (d_ + 1 + (reset ? k + 2 : 1)), parallel_work_);
   const std::size_t tile =
       reset ? reset_tile_size(tile_size(active.size(), team), np, k) : tile_size(active.size(), team);
   const std::size_t tiles = (active.size() + tile - 1) / tile;

@@ -45,7 +45,7 @@ double EigenBackend<T>::orthogonalize(std::size_t c, const Vector& phi, double t
   const Eigen::Index blocks = (n + kOrthoRows - 1) / kOrthoRows;
   const auto q = q_.leftCols(t1);
   // Each region below reads Q once: n * t1 multiply-adds.
-  const int team = threads_for_work(threads_, n_ * basis_);
+  const int team = threads_for_work(threads_, n_ * basis_, parallel_work_);
 
   Matrix partial(t1, blocks);  // per-block shares of a projection, summed in block order
   Vector h1(t1);

@@ -11,11 +11,13 @@
 #include "data/errors.hpp"
 
 #include "cpu/cpu_threads.hpp"
+#include "cpu/idle_cores.hpp"
 
 namespace rbf::cpu {
 
 template <typename T>
-EigenRefineEngine<T>::EigenRefineEngine(int threads) : threads_(resolve_threads(threads)) {}
+EigenRefineEngine<T>::EigenRefineEngine(int threads)
+    : threads_(resolve_threads(threads)), parallel_work_(parallel_work(threads_, idle_cores_now())) {}
 
 template <typename T>
 void EigenRefineEngine<T>::set_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k,
@@ -83,7 +85,7 @@ double EigenRefineEngine<T>::loss_gradient(const NodeParams& p, std::vector<doub
   // A thread per chunk at most, and none whose share of the work would not pay for waking
   // it: with one chunk (up to 2048 rows) the whole pass runs on the calling thread.
   const std::size_t work = n_ * p.nodes * (d_ + 2 + 2 * k_);
-  const int team = std::min<int>(threads_for_work(threads_, grad ? 2 * work : work), static_cast<int>(chunks));
+  const int team = std::min<int>(threads_for_work(threads_, grad ? 2 * work : work, parallel_work_), static_cast<int>(chunks));
 #pragma omp parallel num_threads(team)
   {
     Matrix dist, phi, e, a;

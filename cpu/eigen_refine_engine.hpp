@@ -45,6 +45,8 @@ class EigenRefineEngine final : public RefineEngine<T> {
   void check(const NodeParams& p) const;
 
   int threads_ = 0;
+  // From how many operations a parallel region takes all threads_ (cpu_threads.hpp).
+  std::size_t parallel_work_ = 0;
   std::size_t n_ = 0, d_ = 0, k_ = 0, nv_ = 0;
   std::size_t chunk_rows_ = 2048;
   Matrix x_, y_, xv_;  // n x d, n x k, nv x d

@@ -68,7 +68,7 @@ void EigenBackend<T>::stored_pass(bool reset, const Vector& q, const std::vector
   // Each candidate not yet used reads its column once, and E's k columns on a reset.
   std::size_t active = 0;
   for (std::size_t c = 0; c < count_; ++c) active += used_[c] ? 0 : 1;
-  const int team = threads_for_work(threads_, n_ * active * (reset ? k + 2 : 1));
+  const int team = threads_for_work(threads_, n_ * active * (reset ? k + 2 : 1), parallel_work_);
 #pragma omp parallel num_threads(team)
   {
     // Partial sums per candidate of the tile: z, then n and g_j on reset.
