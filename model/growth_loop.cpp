@@ -9,7 +9,8 @@ namespace rbf::model::detail {
 template <typename T>
 std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
   if (config_.backend.kind != BackendKind::auto_select) return nullptr;
-  if (!hooks_.gpu_available && gpu::built_with_cuda() &&
+  // (Not when the user fixed the switch's node count: that asks for the GPU whatever the size.)
+  if (!hooks_.gpu_available && gpu::built_with_cuda() && config_.backend.switch_at_nodes == 0 &&
       whole_run_too_small_for_a_gpu(first_shape(), config_.stopping.max_nodes)) {
     // Asking the CUDA runtime for devices starts the driver (a few hundred ms), more than
     // this whole run would take even on the fastest CPU: do not touch the GPU at all.
