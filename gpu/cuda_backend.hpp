@@ -120,6 +120,8 @@ class CudaBackend final : public model::Backend<T> {
   bool shard_reorthogonalization(double ratio2);
   // After CGS's last pass: ||u||^2 summed, ||u|| and the dependence test into the results.
   void shard_dependence(double tol);
+  // Per-candidate scratch for a shard's sums (z, n_c), made on first use.
+  T* shard_sums();
   // The bias model's statistics from gq_ and the squared partial sums (splits of them).
   void finish_reset(const T* squares, int splits);
   // Max-residual selection from every shard's residual rows.

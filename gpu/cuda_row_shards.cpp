@@ -36,53 +36,67 @@ void CudaBackend<T>::sum_over_shards(V* values, std::size_t count) {
   context_.synchronize();  // `host` goes out of scope
 }
 
+namespace {
+
+// Copies the call results in slots [first, last] from the device, lets `edit` change them
+// (values[0] is slot `first`) and copies them back, waiting for both copies.
+template <typename Edit>
+void edit_result_slots(const Context& context, double* results, int first, int last, Edit&& edit) {
+  std::vector<double> values(static_cast<std::size_t>(last - first + 1));
+  const std::size_t bytes = values.size() * sizeof(double);
+  RBF_CUDA_CHECK(cudaMemcpyAsync(values.data(), results + first, bytes, cudaMemcpyDeviceToHost, context.stream()));
+  context.synchronize();
+  edit(values.data());
+  RBF_CUDA_CHECK(cudaMemcpyAsync(results + first, values.data(), bytes, cudaMemcpyHostToDevice, context.stream()));
+  context.synchronize();
+}
+
+}  // namespace
+
 template <typename T>
 bool CudaBackend<T>::shard_reorthogonalization(double ratio2) {
-  // Slots kNormPhi .. kNormU2 of the results, as the first pass left them for this shard.
-  constexpr std::size_t first = kNormPhi, slots = kNormU2 - kNormPhi + 1;
-  double* device = results_.get() + first;
-  double values[slots];
-  RBF_CUDA_CHECK(cudaMemcpyAsync(values, device, sizeof(values), cudaMemcpyDeviceToHost, context_.stream()));
-  context_.synchronize();
-  double norms[2] = {values[kNormPhi2 - first], values[kNormU2 - first]};
-  shards_->sum(norms, 2);
-  values[kNormPhi - first] = std::sqrt(norms[0]);
-  values[kNormPhi2 - first] = norms[0];
-  values[kNormU2 - first] = norms[1];
-  // As the kernel (and model::needs_reorthogonalization): a NaN norm projects again.
-  const bool again = !(norms[1] >= ratio2 * norms[0]);
-  values[kReorthogonalize - first] = again ? 1.0 : 0.0;
-  RBF_CUDA_CHECK(cudaMemcpyAsync(device, values, sizeof(values), cudaMemcpyHostToDevice, context_.stream()));
-  context_.synchronize();
+  bool again = true;
+  // Slots kNormPhi .. kNormU2, as the first pass left them for this shard's rows.
+  edit_result_slots(context_, results_.get(), kNormPhi, kNormU2, [&](double* v) {
+    double norms[2] = {v[kNormPhi2 - kNormPhi], v[kNormU2 - kNormPhi]};
+    shards_->sum(norms, 2);
+    v[kNormPhi - kNormPhi] = std::sqrt(norms[0]);
+    v[kNormPhi2 - kNormPhi] = norms[0];
+    v[kNormU2 - kNormPhi] = norms[1];
+    // As the kernel (and model::needs_reorthogonalization): a NaN norm projects again.
+    again = !(norms[1] >= ratio2 * norms[0]);
+    v[kReorthogonalize - kNormPhi] = again ? 1.0 : 0.0;
+  });
   return again;
 }
 
 template <typename T>
 void CudaBackend<T>::shard_dependence(double tol) {
-  constexpr std::size_t first = kNormU, slots = kNormU2 - kNormU + 1;
-  double* device = results_.get() + first;
-  double values[slots];
-  RBF_CUDA_CHECK(cudaMemcpyAsync(values, device, sizeof(values), cudaMemcpyDeviceToHost, context_.stream()));
-  context_.synchronize();
-  double nu2 = values[kNormU2 - first];
-  shards_->sum(&nu2, 1);
-  values[kNormU2 - first] = nu2;
-  values[kNormU - first] = std::sqrt(nu2);
-  // As the kernel: NaN counts as dependent. kNormPhi2 is the group's, from the first pass.
-  values[kDependent - first] = (nu2 > tol * values[kNormPhi2 - first]) ? 0.0 : 1.0;
-  RBF_CUDA_CHECK(cudaMemcpyAsync(device, values, sizeof(values), cudaMemcpyHostToDevice, context_.stream()));
-  context_.synchronize();
+  edit_result_slots(context_, results_.get(), kNormU, kNormU2, [&](double* v) {
+    double nu2 = v[kNormU2 - kNormU];
+    shards_->sum(&nu2, 1);
+    v[kNormU2 - kNormU] = nu2;
+    v[kNormU - kNormU] = std::sqrt(nu2);
+    // As the kernel: NaN counts as dependent. kNormPhi2 is the group's, from the first pass.
+    v[kDependent - kNormU] = (nu2 > tol * v[kNormPhi2 - kNormU]) ? 0.0 : 1.0;
+  });
+}
+
+template <typename T>
+T* CudaBackend<T>::shard_sums() {
+  if (shard_sums_.empty()) shard_sums_ = Buffer<T>(context_, candidates_, Placement::device, "the shard sums");
+  return shard_sums_.get();
 }
 
 template <typename T>
 void CudaBackend<T>::finish_reset(const T* squares, int splits) {
   const cudaStream_t stream = context_.stream();
   if (sharded()) {
-    if (shard_sums_.empty()) shard_sums_ = Buffer<T>(context_, candidates_, Placement::device, "the shard sums");
-    RBF_CUDA_CHECK(launch_sum_splits(squares, splits, as_int(candidates_), shard_sums_.get(), stream));
+    T* sums = shard_sums();
+    RBF_CUDA_CHECK(launch_sum_splits(squares, splits, as_int(candidates_), sums, stream));
     sum_over_shards(gq_.get(), candidates_ * (k_ + 1));
-    sum_over_shards(shard_sums_.get(), candidates_);
-    squares = shard_sums_.get();
+    sum_over_shards(sums, candidates_);
+    squares = sums;
     splits = 1;
   }
   RBF_CUDA_CHECK(launch_finish_reset<T>(stats(), squares, splits, gq_.get(), history(0), stream));
@@ -116,6 +130,7 @@ model::Selection CudaBackend<T>::shard_select_max_residual() {
   template bool CudaBackend<T>::shard_reorthogonalization(double);                      \
   template void CudaBackend<T>::shard_dependence(double);                               \
   template void CudaBackend<T>::finish_reset(const T*, int);                            \
+  template T* CudaBackend<T>::shard_sums();                                             \
   template model::Selection CudaBackend<T>::shard_select_max_residual();
 RBF_INSTANTIATE_ROW_SHARDS(float)
 RBF_INSTANTIATE_ROW_SHARDS(double)

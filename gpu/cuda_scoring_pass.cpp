@@ -147,10 +147,10 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
     }
     const T* z = partial_.get();
     if (sharded()) {  // z = Phi_C^T q over every shard's rows
-      if (shard_sums_.empty()) shard_sums_ = Buffer<T>(context_, candidates_, Placement::device, "the shard sums");
-      RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, ps, shard_sums_.get(), stream));
-      sum_over_shards(shard_sums_.get(), candidates_);
-      z = shard_sums_.get();
+      T* sums = shard_sums();
+      RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, ps, sums, stream));
+      sum_over_shards(sums, candidates_);
+      z = sums;
       splits = 1;
     }
     // The statistics update and the next selection (speculatively, with the last request's
