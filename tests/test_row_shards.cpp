@@ -144,10 +144,19 @@ class UnreducedShard final : public model::ForwardingBackend<T> {
 TEST_CASE("row_shards: the local group gives every shard the shard-order sum, bit for bit") {
   const std::size_t shards = 3, rounds = 50;
   auto group = model::make_local_row_shards(shards);
-  // Values whose sum depends on the order of the additions.
-  auto value = [](std::size_t shard, std::size_t round, std::size_t j) {
-    return (shard == 1 ? 1e16 : 1.0) * (shard == 2 ? -1.0 : 1.0) + 0.1 * static_cast<double>(round + j + shard);
-  };
+  // Values whose sum depends on the order of the additions. Computed once into a table: the
+  // same expression inlined at two places may be contracted into an FMA at one of them only
+  // (GCC does so on aarch64), which would change the values, not the sums.
+  std::vector<double> table(shards * rounds * 2);
+  for (std::size_t shard = 0; shard < shards; ++shard)
+    for (std::size_t round = 0; round < rounds; ++round)
+      for (std::size_t j = 0; j < 2; ++j) {
+        const double big = shard == 1 ? 1e16 : (shard == 2 ? -1.0 : 1.0);
+        const double small = 0.1 * static_cast<double>(round + j + shard);
+        volatile double rounded = small;  // rounded to double before the addition
+        table[(shard * rounds + round) * 2 + j] = big + rounded;
+      }
+  auto value = [&](std::size_t shard, std::size_t round, std::size_t j) { return table[(shard * rounds + round) * 2 + j]; };
   std::vector<std::vector<double>> results(shards);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < shards; ++i) {
