@@ -147,7 +147,7 @@ class OneShardBackend final : public rbf::model::ForwardingBackend<T> {
 
 // "cpu", "gpu", or "cpu one shard" / "gpu one shard" (the backend as the one shard of a
 // group), "cpu 3 shards" / "gpu 3 shards" (three shards in one ShardedBackend, the GPU's all
-// on device 0), "gpu nccl" (the GPU
+// on device 0), "gpu 2 devices" (one shard on each of devices 0 and 1, through NCCL), "gpu nccl" (the GPU
 // backend as one shard through NCCL on device 0).
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
@@ -163,6 +163,16 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
   }
   rbf::model::GpuOptions options;
   options.memory = memory;
+  if (which == "gpu 2 devices") {  // devices 0 and 1, summing through NCCL
+    std::vector<typename rbf::model::ShardedBackend<T>::Factory> factories;
+    for (const int device : {0, 1})
+      factories.push_back([options, device] {
+        rbf::model::GpuOptions on = options;
+        on.device = device;
+        return rbf::gpu::make_backend<T>(rbf::gpu::open_context(on), on);
+      });
+    return std::make_unique<rbf::model::ShardedBackend<T>>(factories, rbf::gpu::make_device_row_shards({0, 1}));
+  }
   if (which == "gpu 3 shards") {  // three shards on device 0, each with its own context
     const std::vector<typename rbf::model::ShardedBackend<T>::Factory> factories(
         3, [options] { return rbf::gpu::make_backend<T>(rbf::gpu::open_context(options), options); });
@@ -197,6 +207,10 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
   TEST_CASE_TEMPLATE("gpu backend over 3 row shards on one device: " title, T, float, double) {             \
     RBF_SKIP_WITHOUT_GPU();                                                                                  \
     body<T>("gpu 3 shards");                                                                                 \
+  }                                                                                                          \
+  TEST_CASE_TEMPLATE("gpu backend over 2 devices through NCCL: " title, T, float, double) {                 \
+    RBF_SKIP_WITHOUT_TWO_GPUS();                                                                             \
+    body<T>("gpu 2 devices");                                                                                \
   }
 #else
 #define RBF_BACKEND_CASES(title, body) RBF_CPU_CASE(title, body)

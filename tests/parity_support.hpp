@@ -43,7 +43,16 @@ inline bool gpu_present() {
       return;                               \
     }                                       \
   } while (0)
+// The same for the cases that need two devices (several GPUs of one host).
+#define RBF_SKIP_WITHOUT_TWO_GPUS()                                \
+  do {                                                             \
+    if (rbf::gpu::query_devices().devices.size() < 2) {            \
+      MESSAGE("SKIPPED: fewer than two CUDA devices");             \
+      return;                                                      \
+    }                                                              \
+  } while (0)
 #else
+#define RBF_SKIP_WITHOUT_TWO_GPUS() RBF_SKIP_WITHOUT_GPU()
 #define RBF_SKIP_WITHOUT_GPU()            \
   do {                                    \
     MESSAGE("SKIPPED: no CUDA device");   \
