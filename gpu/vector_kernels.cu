@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "gpu/cgs_register_tile.cuh"
 #include "gpu/kernels.hpp"
 #include "gpu/reductions.cuh"
 
@@ -180,6 +181,31 @@ __device__ __forceinline__ void tile_project(const T* __restrict__ q, std::size_
   }
 }
 
+// The end of CGS's first pass: the blocks' ||u||^2 and ||phi||^2 (thread 0's su and sp) summed
+// in a fixed order by the last block, which stores the norms and the DGKS decision.
+__device__ __forceinline__ void first_pass_decision(double su, double sp, double ratio2, ReduceScratch scratch,
+                                                    double* __restrict__ results) {
+  // Slots: 0 = ||u||^2, 1 = ||phi||^2; each gridDim.x wide.
+  const int blocks = gridDim.x;
+  su = block_sum(su);
+  sp = block_sum(sp);
+  if (threadIdx.x == 0) {
+    scratch.values[blockIdx.x] = su;
+    scratch.values[blocks + blockIdx.x] = sp;
+  }
+  if (!last_block_done(scratch.tickets + 3)) return;
+  const double nu2 = combine_sums(scratch.values, blocks);
+  const double np2 = combine_sums(scratch.values + blocks, blocks);
+  if (threadIdx.x == 0) {
+    results[kNormPhi] = sqrt(np2);
+    results[kNormPhi2] = np2;
+    results[kNormU2] = nu2;
+    // As model::needs_reorthogonalization: a NaN norm projects again, never skips.
+    results[kReorthogonalize] = (nu2 >= ratio2 * np2) ? 0.0 : 1.0;
+    scratch.tickets[3] = 0;
+  }
+}
+
 // CGS's first pass over Q, one read: u = phi - Q h1 and, from the same tiles while they are in
 // cache, each block's share of h2 = Q^T u (summed by cgs_reduce_kernel). The pass also sums
 // ||u||^2 and ||phi||^2 and takes the DGKS decision on the device, so the last pass can skip
@@ -221,25 +247,21 @@ __global__ void __launch_bounds__(kBlock)
                  static_cast<int>(gridDim.x));
     __syncthreads();  // sums and u_tile are reused by the next tile
   }
-  // Slots: 0 = ||u||^2, 1 = ||phi||^2; each gridDim.x wide.
-  const int blocks = gridDim.x;
-  su = block_sum(su);
-  sp = block_sum(sp);
-  if (threadIdx.x == 0) {
-    scratch.values[blockIdx.x] = su;
-    scratch.values[blocks + blockIdx.x] = sp;
-  }
-  if (!last_block_done(scratch.tickets + 3)) return;
-  const double nu2 = combine_sums(scratch.values, blocks);
-  const double np2 = combine_sums(scratch.values + blocks, blocks);
-  if (threadIdx.x == 0) {
-    results[kNormPhi] = sqrt(np2);
-    results[kNormPhi2] = np2;
-    results[kNormU2] = nu2;
-    // As model::needs_reorthogonalization: a NaN norm projects again, never skips.
-    results[kReorthogonalize] = (nu2 >= ratio2 * np2) ? 0.0 : 1.0;
-    scratch.tickets[3] = 0;
-  }
+  first_pass_decision(su, sp, ratio2, scratch, results);
+}
+
+// The same first pass with the tile in registers (cgs_register_tile.cuh): one read of Q, for
+// float and up to CgsRegisterTile<V, kC>::kMaxColumns columns.
+template <int V, int kC>
+__global__ void __launch_bounds__(kBlock, CgsRegisterTile<V, kC>::kBlocksPerSm)
+    cgs_subtract_registers_kernel(const float* __restrict__ q, std::size_t ldq, int cols, const float* __restrict__ h,
+                                  const float* __restrict__ phi, float* __restrict__ u, int padded_rows,
+                                  unsigned char* __restrict__ mark_used, double ratio2, ReduceScratch scratch,
+                                  double* __restrict__ results, float* __restrict__ partial) {
+  if (mark_used != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *mark_used = 1;
+  double su = 0.0, sp = 0.0;
+  cgs_subtract_register_tiles<V, kC>(q, ldq, cols, h, phi, u, padded_rows, partial, su, sp);
+  first_pass_decision(su, sp, ratio2, scratch, results);
 }
 
 // h2[j] = the blocks' partials of column j (stored column by column), summed in a fixed order
@@ -383,12 +405,43 @@ cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k
   return cudaGetLastError();
 }
 
+// Launches the register-tile first pass where it applies (float, at most 512 columns, rows a
+// multiple of 64; the 128-row tile where they divide); false otherwise.
+template <typename T>
+bool launch_cgs_subtract_registers(const T*, std::size_t, int, const T*, const T*, T*, int, unsigned char*, double,
+                                   const ReduceScratch&, double*, T*, cudaStream_t) {
+  return false;
+}
+template <>
+bool launch_cgs_subtract_registers<float>(const float* q, std::size_t ldq, int cols, const float* h,
+                                          const float* phi, float* u, int padded_rows, unsigned char* mark_used,
+                                          double ratio2, const ReduceScratch& scratch, double* results,
+                                          float* partial, cudaStream_t stream) {
+  if (padded_rows % 64 != 0) return false;  // backends pad to kRowPadding; other callers may not
+  const int blocks = cgs_blocks(padded_rows);
+  if (cols <= CgsRegisterTile<4, 16>::kMaxColumns && padded_rows % 128 == 0)
+    cgs_subtract_registers_kernel<4, 16><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
+                                                                         mark_used, ratio2, scratch, results, partial);
+  else if (cols <= CgsRegisterTile<2, 32>::kMaxColumns)
+    cgs_subtract_registers_kernel<2, 32><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
+                                                                         mark_used, ratio2, scratch, results, partial);
+  else if (cols <= CgsRegisterTile<2, 64>::kMaxColumns)
+    cgs_subtract_registers_kernel<2, 64><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
+                                                                         mark_used, ratio2, scratch, results, partial);
+  else
+    return false;
+  return true;
+}
+
 template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
                                 T* u, int padded_rows, unsigned char* mark_used, double ratio2,
                                 const ReduceScratch& scratch, double* results, T* partial,
                                 cudaStream_t stream) {
   if (padded_rows % 4 != 0 || ldq % 4 != 0 || cols <= 0) return cudaErrorInvalidValue;
+  if (launch_cgs_subtract_registers(q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2, scratch, results,
+                                    partial, stream))
+    return cudaGetLastError();
   auto kernel = cgs_tile_vectors(padded_rows) == 4 ? cgs_subtract_kernel<4, T> : cgs_subtract_kernel<1, T>;
   kernel<<<cgs_blocks(padded_rows), kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2,
                                                          scratch, results, partial);

@@ -1,0 +1,155 @@
+// CGS's first pass with the tile held in registers: Q is read from memory once per node.
+//
+// The first pass needs each tile of Q twice: for u = phi - Q h1, and then, with u known, for
+// the block's share of h2 = Q^T u. The general kernel (vector_kernels.cu) re-reads the tile and
+// hopes it is still in cache; with hundreds of columns a 512-row tile is ~1 MB, so the re-read
+// goes to L2 or memory, and the pass ran at about 2/3 of the copy bandwidth. Here a block's
+// tile of 32 V rows x up to 8 kC columns stays in registers between the two
+// steps (V kC <= 128 values per lane), so it is read once.
+#pragma once
+
+#include "gpu/reductions.cuh"
+
+namespace rbf {
+namespace gpu {
+
+// A register-tile variant: V rows per lane, kC columns per warp, so a block's tile is 32 V rows
+// of kWarps kC columns, V kC values per lane. Up to 64 values two blocks fit on a
+// multiprocessor; 128 leave room for one.
+template <int V, int kC>
+struct CgsRegisterTile {
+  static constexpr int kColumnsPerWarp = kC;
+  static constexpr int kMaxColumns = kWarps * kC;
+  static constexpr int kBlocksPerSm = V * kC <= 64 ? 2 : 1;
+};
+
+template <int V>
+struct RowsV {
+  float v[V];
+};
+__device__ __forceinline__ RowsV<1> load_rows(const float* p, RowsV<1>) { return RowsV<1>{{*p}}; }
+__device__ __forceinline__ RowsV<2> load_rows(const float* p, RowsV<2>) {
+  const float2 x = *reinterpret_cast<const float2*>(p);
+  return RowsV<2>{{x.x, x.y}};
+}
+__device__ __forceinline__ RowsV<4> load_rows(const float* p, RowsV<4>) {
+  const float4 x = *reinterpret_cast<const float4*>(p);
+  return RowsV<4>{{x.x, x.y, x.z, x.w}};
+}
+
+// Sums each of a lane's N values (N a power of two, <= 32) over the warp's 32 lanes in a fixed
+// order. A transposing butterfly: each step a lane keeps half of its values and adds its
+// partner's other half, so 32 sums take 31 shuffles, not 5 x 32. At the end v[0] of lane l is
+// the sum of value (l >> (5 - log2 N)); with N < 32, neighbouring lanes hold the same sum.
+template <int N>
+__device__ __forceinline__ void warp_transpose_sum(float (&v)[N]) {
+  const int lane = threadIdx.x & 31;
+  int count = N;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    if (count > 1) {
+      const bool upper = (lane & offset) != 0;
+      const int half = count / 2;
+#pragma unroll
+      for (int i = 0; i < N / 2; ++i) {
+        if (i >= half) break;
+        const float send = upper ? v[i] : v[i + half];
+        const float keep = upper ? v[i + half] : v[i];
+        v[i] = keep + __shfl_xor_sync(0xffffffffu, send, offset);
+      }
+      count = half;
+    } else {
+      v[0] += __shfl_xor_sync(0xffffffffu, v[0], offset);
+    }
+  }
+}
+
+// u = phi - Q h1 and this block's share of h2 = Q^T u (partial[j * gridDim.x + block]), with
+// ||u||^2 and ||phi||^2 summed over the block's rows (returned in thread 0). Lane l of warp w
+// holds rows 32 V t + V l .. + V - 1 of columns w, w + kWarps, ... of tile t. Requires
+// cols <= CgsRegisterTile<V, kC>::kMaxColumns and padded_rows a multiple of 32 V.
+template <int V, int kC>
+__device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restrict__ q, std::size_t ldq, int cols,
+                                                            const float* __restrict__ h,
+                                                            const float* __restrict__ phi, float* __restrict__ u,
+                                                            int padded_rows, float* __restrict__ partial,
+                                                            double& su, double& sp) {
+  constexpr int kRows = 32 * V;
+  constexpr int kChunk = kC < 32 ? kC : 32;  // columns per transposing sum
+  __shared__ float hs[kWarps * kC];
+  __shared__ float sums[kWarps][kRows];
+  __shared__ __align__(16) float u_tile[kRows];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int j = threadIdx.x; j < kWarps * kC; j += kBlock) hs[j] = j < cols ? h[j] : 0.0f;
+  float share[kC / kChunk];
+#pragma unroll
+  for (int b = 0; b < kC / kChunk; ++b) share[b] = 0.0f;
+  __syncthreads();
+  const int tiles = padded_rows / kRows;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int row0 = tile * kRows;
+    RowsV<V> x[kC];
+#pragma unroll
+    for (int c = 0; c < kC; ++c) {
+      const int j = warp + c * kWarps;
+      if (j < cols) {
+        x[c] = load_rows(q + static_cast<std::size_t>(j) * ldq + row0 + V * lane, RowsV<V>{});
+      } else {
+#pragma unroll
+        for (int r = 0; r < V; ++r) x[c].v[r] = 0.0f;
+      }
+    }
+    float acc[V];
+#pragma unroll
+    for (int r = 0; r < V; ++r) acc[r] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kC; ++c) {
+      const float hj = hs[warp + c * kWarps];
+#pragma unroll
+      for (int r = 0; r < V; ++r) acc[r] = fmaf(x[c].v[r], hj, acc[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < V; ++r) sums[warp][V * lane + r] = acc[r];
+    __syncthreads();
+    if (threadIdx.x < kRows) {
+      float total = 0.0f;
+      for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
+      const int i = row0 + static_cast<int>(threadIdx.x);
+      const float p = phi[i], w = p - total;
+      u[i] = w;
+      u_tile[threadIdx.x] = w;
+      su += static_cast<double>(w) * static_cast<double>(w);
+      sp += static_cast<double>(p) * static_cast<double>(p);
+    }
+    __syncthreads();
+    float ur[V];
+#pragma unroll
+    for (int r = 0; r < V; ++r) ur[r] = u_tile[V * lane + r];
+#pragma unroll
+    for (int b = 0; b < kC / kChunk; ++b) {
+      float s[kChunk];
+#pragma unroll
+      for (int c = 0; c < kChunk; ++c) {
+        s[c] = 0.0f;
+#pragma unroll
+        for (int r = 0; r < V; ++r) s[c] = fmaf(x[b * kChunk + c].v[r], ur[r], s[c]);
+      }
+      warp_transpose_sum(s);
+      share[b] += s[0];
+    }
+    // The next tile's sums and u_tile are written only after its first barrier, which every
+    // warp reaches after reading this tile's u_tile.
+  }
+  // Lane l holds column chunk b's value l >> (5 - log2 kChunk); one lane of each writes it.
+  constexpr int kShift = kChunk == 32 ? 0 : kChunk == 16 ? 1 : kChunk == 8 ? 2 : kChunk == 4 ? 3 : kChunk == 2 ? 4 : 5;
+  if ((lane & ((1 << kShift) - 1)) == 0) {
+#pragma unroll
+    for (int b = 0; b < kC / kChunk; ++b) {
+      const int j = warp + (b * kChunk + (lane >> kShift)) * kWarps;
+      if (j < cols) partial[static_cast<std::size_t>(j) * gridDim.x + blockIdx.x] = share[b];
+    }
+  }
+}
+
+}  // namespace gpu
+}  // namespace rbf
