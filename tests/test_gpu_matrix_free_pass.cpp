@@ -13,12 +13,15 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/kernels.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "tests/gpu_test_buffers.hpp"
 #include "tests/parity_support.hpp"
 
 namespace {
 
 using rbf::gpu::Buffer;
 using rbf::gpu::Placement;
+using rbf::test::download;
+using rbf::test::upload;
 
 struct Case {
   int n, count, d;
@@ -84,21 +87,6 @@ Reference reference(const HostProblem& p) {
     r.square.push_back(square);
   }
   return r;
-}
-
-template <typename T>
-Buffer<T> upload(const rbf::gpu::Context& ctx, const std::vector<double>& host, const char* what) {
-  const std::vector<T> values(host.begin(), host.end());
-  Buffer<T> b(ctx, values.size(), Placement::device, what);
-  RBF_CUDA_CHECK(cudaMemcpy(b.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return b;
-}
-
-template <typename T>
-std::vector<double> download(const Buffer<T>& b, std::size_t count) {
-  std::vector<T> values(count);
-  RBF_CUDA_CHECK(cudaMemcpy(values.data(), b.get(), count * sizeof(T), cudaMemcpyDeviceToHost));
-  return std::vector<double>(values.begin(), values.end());
 }
 
 // Runs one pass with `plan` and checks z and the squares against the reference.
