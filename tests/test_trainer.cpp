@@ -65,6 +65,7 @@ TEST_CASE("trainer: OLS choice at every iteration equals brute-force least squar
   cfg.candidates.pool = 1000;  // all rows
   cfg.candidates.width_factors = {0.5, 1.0};
   cfg.stopping.max_nodes = 12;
+  cfg.trainer.linear_terms = model::LinearTerms::off;  // the brute force below is over [1, Phi] alone
   const model::TrainResult res = model::train(ds, cfg);
   REQUIRE(res.iterations.size() == 12);
 

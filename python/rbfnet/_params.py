@@ -23,6 +23,7 @@ PARAMS = (
     # `lambda` is a Python keyword, and a trailing underscore marks fitted attributes.
     Param("reg_lambda", "trainer.lambda", 0.0),
     Param("output_ridge", "trainer.output_ridge", "auto"),
+    Param("linear_terms", "trainer.linear_terms", "auto"),
     Param("dependency_tol", "trainer.dependency_tol", 1e-4),
     Param("precision", "trainer.precision", "float32"),
     Param("threads", "trainer.threads", 0),
