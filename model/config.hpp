@@ -67,7 +67,7 @@ struct TrainerConfig {
 struct StoppingConfig {
   std::size_t max_nodes = 300;  // Gaussian nodes, bias excluded
   double goal = 0.0;            // stop when training RMSE (standardized units) <= goal
-  std::size_t patience = 20;    // iterations without validation improvement; 0 = off
+  std::size_t patience = 30;    // iterations without validation improvement; 0 = off
   // With validation: once growth stops, grow the kept node count again on every row
   // (training and validation) and keep that model instead.
   bool refit = false;

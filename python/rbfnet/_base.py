@@ -36,7 +36,7 @@ class RBFNetBase(BaseEstimator):
         precision="float32",
         threads=0,
         goal=0.0,
-        patience=20,
+        patience=30,
         refit=False,
         max_seconds=0.0,
         refine_every=0,

@@ -29,7 +29,7 @@ PARAMS = (
     Param("threads", "trainer.threads", 0),
     Param("max_nodes", "stopping.max_nodes", 300),
     Param("goal", "stopping.goal", 0.0),
-    Param("patience", "stopping.patience", 20),
+    Param("patience", "stopping.patience", 30),
     Param("refit", "stopping.refit", False),
     Param("max_seconds", "stopping.max_seconds", 0.0),
     Param("refine_every", "refine.every", 0),
