@@ -218,6 +218,8 @@ resume_other_problem)
   expect 2 "--features \(data.features\) differs" "$RBFNET" train --resume i.rbfn.ckpt --features sepal_length
   expect 2 "--seed \(data.seed\) differs.*it was 42 there and is 7 now" "$RBFNET" train --resume i.rbfn.ckpt --seed 7
   expect 2 "--validation \(data.validation\) differs" "$RBFNET" train --resume i.rbfn.ckpt --validation 0.3
+  expect 2 "--linear-terms \(trainer.linear_terms\) differs.*it was auto there and is off now" \
+    "$RBFNET" train --resume i.rbfn.ckpt --linear-terms off
   sed '5s/^[0-9]\.[0-9]/9.9/' iris.csv >changed.csv
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
