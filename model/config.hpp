@@ -56,8 +56,8 @@ struct TrainerConfig {
   // kOutputRidgeAuto ("auto") = the value of output_ridge_grid() best on validation, 0 without.
   double output_ridge = kOutputRidgeAuto;
   // Linear terms X W_lin fitted by ridge on the training rows before growth, the nodes then
-  // grown on what they leave; auto = on unless the features outnumber the candidates
-  // (linear_terms_wanted).
+  // grown on what they leave; auto = on unless the features outnumber the candidates or
+  // the fit would take more than about a second (linear_terms_wanted).
   LinearTerms linear_terms = LinearTerms::auto_select;
   double dependency_tol = 1e-4; // candidates with n_c - s_c <= tol * n_c are skipped
   Precision precision = Precision::float32;

@@ -79,7 +79,7 @@ void add_linear_terms(const double* x, std::size_t rows, std::size_t d, const st
   }
 }
 
-bool linear_terms_wanted(const Config& config, std::size_t features) {
+bool linear_terms_wanted(const Config& config, std::size_t rows, std::size_t features) {
   switch (config.trainer.linear_terms) {
     case LinearTerms::on:
       return true;
@@ -88,7 +88,9 @@ bool linear_terms_wanted(const Config& config, std::size_t features) {
     case LinearTerms::auto_select:
       break;
   }
-  return features <= config.candidates.pool * config.candidates.width_factors.size();
+  const double d = static_cast<double>(features);
+  return features <= config.candidates.pool * config.candidates.width_factors.size() &&
+         static_cast<double>(rows) * d * d <= kLinearAutoMaxWork;
 }
 
 }  // namespace rbf::model

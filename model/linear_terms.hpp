@@ -30,10 +30,16 @@ LinearFit fit_linear_terms(const std::vector<double>& x, std::size_t n, std::siz
 void add_linear_terms(const double* x, std::size_t rows, std::size_t d, const std::vector<double>& w, std::size_t k,
                       double sign, double* out);
 
-// Whether a run with `config` fits linear terms on `features` input columns: the configured
-// on or off; auto = on unless the features outnumber the candidates (pool x width factors).
-// Up to there the fit (n x d^2 for X^T X) costs no more than evaluating the candidate
-// columns once (n x candidates x d), which every run does; docs/ACCURACY.md has the scores.
-bool linear_terms_wanted(const Config& config, std::size_t features);
+// The largest rows x features^2 for which auto fits linear terms: forming X^T X then takes
+// about a second on one core of the machines measured (2.6e10 in 1.9 s on 2 cores).
+inline constexpr double kLinearAutoMaxWork = 1e10;
+
+// Whether a run with `config` fits linear terms on `rows` training rows of `features`
+// columns: the configured on or off; auto = on unless the features outnumber the candidates
+// (pool x width factors) or rows x features^2 exceeds kLinearAutoMaxWork. Below the first
+// bound the fit (rows x features^2) costs less than evaluating the candidate columns once
+// (rows x candidates x features), which every run does; the second keeps it small beside a
+// GPU, which does that evaluation far faster than the CPU fits. docs/ACCURACY.md has the scores.
+bool linear_terms_wanted(const Config& config, std::size_t rows, std::size_t features);
 
 }  // namespace rbf::model

@@ -106,7 +106,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t 
     p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
     check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
   }
-  if (linear_terms_wanted(config, p.d)) fit_linear_part(p);
+  if (linear_terms_wanted(config, p.train_rows.size(), p.d)) fit_linear_part(p);
   return p;
 }
 

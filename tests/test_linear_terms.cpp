@@ -94,17 +94,19 @@ TEST_CASE("linear terms: the ridge fit recovers exact weights without a penalty"
     for (std::size_t j = 0; j < k; ++j) CHECK(fit.weights[f * k + j] == doctest::Approx(w[f][j]).epsilon(1e-12));
 }
 
-TEST_CASE("linear terms: auto is on unless the features outnumber the candidates") {
+TEST_CASE("linear terms: auto is on unless the features outnumber the candidates or the fit is large") {
   rbf::model::Config c;
-  CHECK(rbf::model::linear_terms_wanted(c, 64));
+  CHECK(rbf::model::linear_terms_wanted(c, 1437, 64));
+  CHECK(rbf::model::linear_terms_wanted(c, 10000000, 10));
+  CHECK_FALSE(rbf::model::linear_terms_wanted(c, 1000000, 512));  // 2.6e11: seconds of CPU
   c.candidates.pool = 10;
   c.candidates.width_factors = {1.0, 2.0};
-  CHECK(rbf::model::linear_terms_wanted(c, 20));
-  CHECK_FALSE(rbf::model::linear_terms_wanted(c, 21));
+  CHECK(rbf::model::linear_terms_wanted(c, 100, 20));
+  CHECK_FALSE(rbf::model::linear_terms_wanted(c, 100, 21));
   c.trainer.linear_terms = rbf::model::LinearTerms::on;
-  CHECK(rbf::model::linear_terms_wanted(c, 21));
+  CHECK(rbf::model::linear_terms_wanted(c, 1000000, 512));
   c.trainer.linear_terms = rbf::model::LinearTerms::off;
-  CHECK_FALSE(rbf::model::linear_terms_wanted(c, 1));
+  CHECK_FALSE(rbf::model::linear_terms_wanted(c, 100, 1));
 }
 
 TEST_CASE("linear terms: purely linear data is fitted to rounding with few nodes") {
