@@ -141,6 +141,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--lambda", "trainer.lambda", "L", "Regularized-OLS term, >= 0");
   flags.add_value(command, "--output-ridge", "trainer.output_ridge", "A",
                   "Ridge penalty on the output weights, >= 0, or auto (chosen on validation)");
+  flags.add_value(command, "--linear-terms", "trainer.linear_terms", "MODE",
+                  "Linear terms beside the Gaussians: on, off, or auto (on unless the fit would cost more than the candidates or ~1 s)");
   flags.add_value(command, "--strategy", "trainer.strategy", "NAME", "Node selection: ols or max_residual");
   flags.add_value(command, "--goal", "stopping.goal", "RMSE", "Stop at this training RMSE (standardized), >= 0");
   flags.add_value(command, "--patience", "stopping.patience", "N",

@@ -1,6 +1,7 @@
-// `rbfnet inspect`: what a model file holds (task, nodes, columns, widths, provenance and the
+// `rbfnet inspect`: what a model file holds (task, nodes, columns, widths, linear terms, provenance and the
 // configuration it was trained with), as text for people or JSON for scripts.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -33,6 +34,36 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+// The names of the k outputs the linear terms map to: targets, or classes for classification.
+const std::vector<std::string>& output_names(const model::Network& net) {
+  return net.task == data::Task::classification ? net.class_names : net.target_names;
+}
+
+// One line per output; beyond 20 features only the largest weight, which is what a reader
+// scans such a line for anyway.
+void print_linear_terms(const model::Network& net) {
+  if (net.linear.empty()) return;
+  const std::size_t d = net.inputs, k = net.outputs;
+  std::printf("  linear terms (standardized inputs and outputs):\n");
+  for (std::size_t j = 0; j < k; ++j) {
+    std::string line;
+    std::size_t largest = 0;
+    for (std::size_t f = 0; f < d; ++f) {
+      const double w = net.linear[f * k + j];
+      if (std::abs(w) > std::abs(net.linear[largest * k + j])) largest = f;
+      char number[32];
+      std::snprintf(number, sizeof number, "%.4g", w);
+      line += (line.empty() ? "" : ", ") + net.feature_names[f] + " " + number;
+    }
+    if (d > 20) {
+      char summary[64];
+      std::snprintf(summary, sizeof summary, "%zu weights, largest %.4g for ", d, net.linear[largest * k + j]);
+      line = summary + net.feature_names[largest];
+    }
+    std::printf("    %s: %s\n", output_names(net)[j].c_str(), line.c_str());
+  }
+}
+
 std::string task_name(const model::Network& net) {
   return net.task == data::Task::classification ? "classification" : "regression";
 }
@@ -46,6 +77,18 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   json.key("features").strings(net.feature_names);
   json.key("targets").strings(net.target_names);
   json.key("classes").strings(net.class_names);
+  // One row of k weights per feature, in the order of "features"; null without linear terms.
+  json.key("linear_terms");
+  if (net.linear.empty()) {
+    json.null();
+  } else {
+    json.begin_object().key("outputs").strings(output_names(net)).key("weights").begin_array();
+    for (std::size_t f = 0; f < net.inputs; ++f) {
+      const auto row = net.linear.begin() + static_cast<std::ptrdiff_t>(f * net.outputs);
+      json.numbers(std::vector<double>(row, row + static_cast<std::ptrdiff_t>(net.outputs)));
+    }
+    json.end_array().end_object();
+  }
   json.key("widths").begin_object();
   json.key("min").value(widths.min).key("median").value(widths.median).key("max").value(widths.max);
   json.end_object();
@@ -72,6 +115,7 @@ void print_text(const std::string& path, const model::Network& net, const WidthS
   // Widths live in standardized input space (each feature scaled to unit variance).
   std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
               widths.max);
+  print_linear_terms(net);
   const model::Provenance& p = net.provenance;
   std::printf("  trained by rbfnet %s on %s at %s\n", p.rbfnet_version.c_str(), p.backend.c_str(),
               p.created_utc.c_str());

@@ -307,6 +307,8 @@ int run_command_line(int original_argc, char** original_argv) {
   bench_flags.add_value(*bench, "--validation", "data.validation", "FRACTION",
                         "Fraction held out for validation, in [0, 0.9]");
   bench_flags.add_value(*bench, "--precision", "trainer.precision", "TYPE", "float32 or float64");
+  bench_flags.add_value(*bench, "--linear-terms", "trainer.linear_terms", "MODE",
+                        "Linear terms beside the Gaussians: on, off, or auto (on unless the fit would cost more than the candidates or ~1 s)");
   bench_flags.add_value(*bench, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
   bench_flags.add_value(*bench, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                         "auto: move to the GPU at M nodes; 0 = cost model");

@@ -19,6 +19,8 @@ const ProblemKey kProblemKeys[] = {
     {"data.validation", "--validation"}, {"data.seed", "--seed"},         {"data.delimiter", "--delimiter"},
     {"data.skip_rows", "--skip-rows"},   {"candidates.pool", "--pool"},
     {"data.stratify", "data.stratify"},  {"data.validation_path", "--validation-data"},
+    // The nodes were grown on what the linear terms leave: they are part of the problem.
+    {"trainer.linear_terms", "--linear-terms"},
 };
 
 }  // namespace

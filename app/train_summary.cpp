@@ -60,6 +60,9 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
   std::printf("  candidates: %zu (%s), sigma0 %.4g\n", result.candidates,
               result.candidates_stored ? "stored" : "evaluated on the fly", result.sigma0);
+  if (result.linear_ridge >= 0)
+    std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
+                result.linear_ridge);
   print_scores(refit.done ? "all rows:" : "training:", result.train_scores, classifies(result));
   if (result.validation_scores.rows > 0) {
     print_scores("validation:", result.validation_scores, classifies(result));
@@ -83,6 +86,10 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
   json.key("refine_seconds").value(result.refine_seconds);
   json.key("candidates").value(result.candidates).key("sigma0").value(result.sigma0);
   json.key("output_ridge").value(result.output_ridge);  // the saved weights' penalty; 0 = least squares
+  // The linear terms' penalty (relative to the training rows), or null without linear terms.
+  json.key("linear_ridge");
+  if (result.linear_ridge >= 0) json.value(result.linear_ridge);
+  else json.null();
   json.key("events").strings(result.events);
   // RMSE in target units for regression; for classification, of the class scores.
   scores_json(json, "training", result.train_scores, classifies(result));

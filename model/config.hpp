@@ -16,6 +16,8 @@ enum class TaskKind { auto_detect, regression, classification };
 enum class Strategy { ols, max_residual };
 enum class Precision { float32, float64 };
 enum class RefineMethod { adam, lm, auto_select };
+// trainer.linear_terms: a linear part b + X W_lin beside the Gaussians (model/linear_terms.hpp).
+enum class LinearTerms { auto_select, on, off };
 
 struct DataConfig {
   std::string path;                   // training CSV
@@ -53,6 +55,10 @@ struct TrainerConfig {
   // Ridge penalty on the kept model's output weights (relative to the training rows), >= 0;
   // kOutputRidgeAuto ("auto") = the value of output_ridge_grid() best on validation, 0 without.
   double output_ridge = kOutputRidgeAuto;
+  // Linear terms X W_lin fitted by ridge on the training rows before growth, the nodes then
+  // grown on what they leave; auto = on unless the features outnumber the candidates or
+  // the fit would take more than about a second (linear_terms_wanted).
+  LinearTerms linear_terms = LinearTerms::auto_select;
   double dependency_tol = 1e-4; // candidates with n_c - s_c <= tol * n_c are skipped
   Precision precision = Precision::float32;
   int threads = 0;              // CPU threads; 0 = all cores
@@ -61,7 +67,7 @@ struct TrainerConfig {
 struct StoppingConfig {
   std::size_t max_nodes = 300;  // Gaussian nodes, bias excluded
   double goal = 0.0;            // stop when training RMSE (standardized units) <= goal
-  std::size_t patience = 20;    // iterations without validation improvement; 0 = off
+  std::size_t patience = 30;    // iterations without validation improvement; 0 = off
   // With validation: once growth stops, grow the kept node count again on every row
   // (training and validation) and keep that model instead.
   bool refit = false;

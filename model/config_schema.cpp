@@ -384,6 +384,10 @@ std::vector<Field> build_fields() {
   f.push_back(real_field("trainer", "lambda", member(&C::trainer, &TrainerConfig::lambda),
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(auto_penalty_field("trainer", "output_ridge", member(&C::trainer, &TrainerConfig::output_ridge)));
+  f.push_back(choice_field("trainer", "linear_terms", member(&C::trainer, &TrainerConfig::linear_terms),
+                           std::vector<Choice<LinearTerms>>{{LinearTerms::auto_select, "auto"},
+                                                            {LinearTerms::on, "on"},
+                                                            {LinearTerms::off, "off"}}));
   f.push_back(real_field("trainer", "dependency_tol", member(&C::trainer, &TrainerConfig::dependency_tol),
                          RealRange{0.0, true, 1.0, true}));
   f.push_back(

@@ -251,6 +251,7 @@ void GrowthRun<T>::finish(TrainResult& result, double elapsed_seconds) {
     result.network.training_state = encode_training_state(st);
   }
   result.final_train_rmse = best_train_rmse();
+  result.linear_ridge = p_.linear.empty() ? -1.0 : p_.linear_alpha;
   result.best_val_rmse = best_val_rmse_;
   result.best_val_accuracy = best_val_accuracy_;
 }

@@ -217,6 +217,7 @@ Network GrowthRun<T>::assemble(std::size_t keep) const {
   net.weights.assign(weights.begin() + static_cast<std::ptrdiff_t>(k_), weights.end());
   net.centers.assign(node_centers_.begin(), node_centers_.begin() + static_cast<std::ptrdiff_t>(keep * p_.d));
   net.widths.assign(node_widths_.begin(), node_widths_.begin() + static_cast<std::ptrdiff_t>(keep));
+  net.linear = p_.linear;
   net.provenance.backend = backend_ ? backend_->name() : "";
   return net;
 }

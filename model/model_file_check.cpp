@@ -91,6 +91,9 @@ std::string find_network_problem(const Network& net) {
     return count_mismatch("weights", net.weights.size(), nodes * k, "nodes x outputs");
   }
   if (net.bias.size() != k) return count_mismatch("bias", net.bias.size(), k, "outputs");
+  if (!net.linear.empty() && net.linear.size() != d * k) {
+    return count_mismatch("linear", net.linear.size(), d * k, "inputs x outputs, or none");
+  }
 
   std::string problem = scaler_problem(net.x_scaler, "x_scaler");
   if (problem.empty()) problem = scaler_problem(net.y_scaler, "y_scaler");
@@ -98,6 +101,7 @@ std::string find_network_problem(const Network& net) {
   if (problem.empty()) problem = first_bad_value(net.widths, "widths", true);
   if (problem.empty()) problem = first_bad_value(net.weights, "weights", false);
   if (problem.empty()) problem = first_bad_value(net.bias, "bias", false);
+  if (problem.empty()) problem = first_bad_value(net.linear, "linear", false);
   if (problem.empty()) problem = strings_problem(net.feature_names, "feature_names");
   if (problem.empty()) problem = strings_problem(net.target_names, "target_names");
   if (problem.empty()) problem = strings_problem(net.class_names, "class_names");

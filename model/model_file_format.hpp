@@ -34,6 +34,11 @@ inline constexpr char kTagYScaler[] = "YSCL";
 inline constexpr char kTagNodes[] = "NODE";
 inline constexpr char kTagProvenance[] = "PROV";
 inline constexpr char kTagTrainingState[] = "TRNS";  // optional: checkpoints only
+// Only in models with linear terms, and then required: a reader that skipped it would
+// predict without them, so builds from before it refuse such a file instead.
+inline constexpr char kTagLinear[] = "LINR";
+// The minor version of a file with linear terms; one without is written as before, byte for byte.
+inline constexpr std::uint32_t kModelFormatMinorLinear = 1;
 
 inline constexpr std::uint32_t kTaskRegression = 0;
 inline constexpr std::uint32_t kTaskClassification = 1;

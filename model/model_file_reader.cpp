@@ -181,6 +181,7 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
   Network net;
   std::uint64_t meta_nodes = 0;
   unsigned seen = 0;
+  bool seen_linear = false;
   const char* const known[] = {kTagMeta, kTagNames, kTagXScaler, kTagYScaler, kTagNodes, kTagProvenance};
   constexpr unsigned kAllSeen = (1u << 6) - 1;
 
@@ -207,6 +208,15 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
     if (tag == kTagTrainingState) {
       if (!net.training_state.empty()) r.fail("appears twice");
       net.training_state = r.string("training state");
+      r.finish();
+      continue;
+    }
+    if (tag == kTagLinear) {
+      if (seen_linear) r.fail("appears twice");
+      seen_linear = true;
+      net.linear = r.f64_array("linear weights");
+      // Absent means no linear terms; present and empty is not something a writer makes.
+      if (net.linear.empty()) r.fail("holds no linear weights");
       r.finish();
       continue;
     }

@@ -91,7 +91,7 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   w.bytes().reserve(1024 + 8 * (net.centers.size() + net.widths.size() + net.weights.size()));
   w.put_raw(kMagic, sizeof kMagic);
   w.put_u32(kModelFormatVersion);
-  w.put_u32(kModelFormatMinor);
+  w.put_u32(net.linear.empty() ? kModelFormatMinor : kModelFormatMinorLinear);
   w.put_u64(0);  // file size, patched below
 
   w.begin_section(kTagMeta, kSectionRequired);
@@ -124,6 +124,12 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   w.put_f64_array(net.weights);
   w.put_f64_array(net.bias);
   w.end_section();
+
+  if (!net.linear.empty()) {
+    w.begin_section(kTagLinear, kSectionRequired);
+    w.put_f64_array(net.linear);
+    w.end_section();
+  }
 
   const Provenance& p = net.provenance;
   w.begin_section(kTagProvenance, kSectionRequired);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
 
 namespace rbf::model {
@@ -19,6 +20,7 @@ void Network::predict(const double* x, std::size_t rows, std::vector<double>& ou
     const double* xi = xs.data() + static_cast<std::size_t>(i) * d;
     double* oi = out.data() + static_cast<std::size_t>(i) * k;
     for (std::size_t t = 0; t < k; ++t) oi[t] = bias[t];
+    add_linear_terms(xi, 1, d, linear, k, 1.0, oi);
     for (std::size_t j = 0; j < m; ++j) {
       const double* cj = centers.data() + j * d;
       double dist = 0;

@@ -31,10 +31,14 @@ struct Network {
   data::Standardizer y_scaler;             // regression: k columns; classification: identity
 
   // Nodes in standardized input space; weights map node activations to standardized outputs.
+  // Standardized output = bias + x_std linear + sum_j weights_j phi_j(x_std).
   std::vector<double> centers;  // nodes x d, row-major
   std::vector<double> widths;   // nodes
   std::vector<double> weights;  // nodes x k, row-major
   std::vector<double> bias;     // k
+  // trainer.linear_terms: standardized inputs to standardized outputs, added to the nodes'
+  // sum. inputs x outputs, row-major; empty for a model without linear terms.
+  std::vector<double> linear;
 
   Provenance provenance;
 

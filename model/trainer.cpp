@@ -39,6 +39,8 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
   all.stopping.max_seconds = 0;  // growing `nodes` again costs about what it took to get there
   // Without validation rows the refit cannot choose a penalty: it takes the one validation chose.
   all.trainer.output_ridge = result.output_ridge;
+  // ... and the linear terms it grew beside, fitted again on every row.
+  all.trainer.linear_terms = result.network.linear.empty() ? LinearTerms::off : LinearTerms::on;
   TrainOptions again_options;
   again_options.stop_requested = options.stop_requested;
   again_options.data_sha256 = options.data_sha256;
@@ -61,6 +63,7 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
   result.refit.rows = again.train_rows;
   result.refit.seconds = again.setup_seconds + again.seconds;
   result.refit.stop_reason = again.stop_reason;
+  result.linear_ridge = again.linear_ridge;
   result.refine_seconds += again.refine_seconds;
   for (const std::string& event : again.events) result.events.push_back("refit: " + event);
 }

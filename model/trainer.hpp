@@ -66,6 +66,9 @@ struct TrainResult {
   // trainer.output_ridge: the penalty (relative to the training rows) of the saved output
   // weights; 0 = least squares.
   double output_ridge = 0;
+  // trainer.linear_terms: the penalty (relative to the training rows) of the saved linear
+  // terms, chosen by generalized cross-validation; -1 = the model has none.
+  double linear_ridge = -1;
   // Interrupted before a resumed run had rebuilt its model: nothing changed since the
   // checkpoint it resumed, which stays as it is; `network` is empty.
   bool resume_unchanged = false;

@@ -7,6 +7,7 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
+#include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
 #include "model/trainer.hpp"
 
@@ -28,6 +29,21 @@ void check_standardized(const data::Dataset& ds, const data::Standardizer& scale
   if (bad == cols) return;
   throw InputError(ds.source + ": " + what + " column '" + (bad < names.size() ? names[bad] : std::to_string(bad)) +
                    "' cannot be standardized: its values are too close to the limits of a double");
+}
+
+// Fits the linear terms on the training rows and leaves the nodes their residuals. The same
+// data and config give the same fit, so a resumed run and its checkpoint agree without it
+// being stored in the training state.
+void fit_linear_part(PreparedData& p) {
+  const std::size_t n = p.train_rows.size(), nv = p.val_rows.size();
+  const LinearFit fit = fit_linear_terms(p.x_train, n, p.d, p.y_train, p.k);
+  p.linear = fit.weights;
+  p.linear_alpha = fit.alpha;
+  add_linear_terms(p.x_train.data(), n, p.d, p.linear, p.k, -1.0, p.y_train.data());
+  p.val_linear.assign(nv * p.k, 0.0);
+  add_linear_terms(p.x_val.data(), nv, p.d, p.linear, p.k, 1.0, p.val_linear.data());
+  for (std::size_t i = 0; i < nv; ++i)
+    for (std::size_t j = 0; j < p.k; ++j) p.val_linear[i * p.k + j] *= p.y_scaler.scale[j];
 }
 
 }  // namespace
@@ -90,6 +106,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t 
     p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
     check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
   }
+  if (linear_terms_wanted(config, p.train_rows.size(), p.d)) fit_linear_part(p);
   return p;
 }
 
@@ -128,6 +145,7 @@ ValidationScore score_predictions(const PreparedData& p, bool classify, std::vec
   const std::size_t nv = p.val_rows.size();
   if (nv == 0) return score;
   if (!classify) p.y_scaler.inverse_transform(scratch.data(), nv);
+  for (std::size_t i = 0; i < p.val_linear.size(); ++i) scratch[i] += p.val_linear[i];
   // Pooled over all k outputs: for classification, the distance of the scores from one-hot.
   score.rmse = pooled_rmse(scratch.data(), p.y_val_raw.data(), scratch.size());
   if (classify) {

@@ -22,6 +22,12 @@ struct PreparedData {
   std::vector<double> y_val_raw;                  // raw targets (regression) or one-hot
   std::vector<std::size_t> val_class;             // classification: true class per row
   data::Standardizer x_scaler, y_scaler;
+  // trainer.linear_terms: d x k weights fitted before growth (empty: none). y_train then
+  // holds what they leave, and val_linear (nv x k, target units) is their share of the
+  // validation predictions, added back when those are scored, so that every validation
+  // figure of the run is the whole model's.
+  std::vector<double> linear, val_linear;
+  double linear_alpha = 0;
 };
 
 // Splits, standardizes and checks the data set as `config` says. Throws rbf::InputError for

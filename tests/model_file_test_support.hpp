@@ -233,6 +233,7 @@ inline void check_identical(const Network& a, const Network& b) {
   CHECK(same_bits(a.widths, b.widths));
   CHECK(same_bits(a.weights, b.weights));
   CHECK(same_bits(a.bias, b.bias));
+  CHECK(same_bits(a.linear, b.linear));
   CHECK(a.provenance.rbfnet_version == b.provenance.rbfnet_version);
   CHECK(a.provenance.data_file == b.provenance.data_file);
   CHECK(a.provenance.data_sha256 == b.provenance.data_sha256);

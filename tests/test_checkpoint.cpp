@@ -50,6 +50,7 @@ model::TrainResult interrupted_then_resumed(const model::Config& cfg, std::size_
   REQUIRE(part.interrupted);
   REQUIRE(part.iterations.size() == stop_at);
   REQUIRE_FALSE(part.network.training_state.empty());
+  REQUIRE_FALSE(part.network.linear.empty());  // the checkpoint predicts with the linear terms
 
   // One file per process: ctest runs the test cases of this file side by side.
   const std::string path = "test_checkpoint_resume_" + std::to_string(::getpid()) + ".ckpt";
@@ -79,6 +80,9 @@ void check_identical(const model::TrainResult& whole, const model::TrainResult& 
   CHECK(whole.network.widths == resumed.network.widths);
   CHECK(whole.network.weights == resumed.network.weights);
   CHECK(whole.network.bias == resumed.network.bias);
+  // The default config fits linear terms; a resumed run fits them again, to the same bits.
+  CHECK_FALSE(whole.network.linear.empty());
+  CHECK(whole.network.linear == resumed.network.linear);
 }
 
 }  // namespace

@@ -127,6 +127,9 @@ rbf::model::Config overfitting_config(double output_ridge) {
   c.trainer.precision = rbf::model::Precision::float64;
   c.trainer.threads = 2;
   c.trainer.output_ridge = output_ridge;
+  // The penalty on the nodes' weights is what is tested: without linear terms beside them the
+  // nodes fit the whole target.
+  c.trainer.linear_terms = rbf::model::LinearTerms::off;
   c.logging.progress = false;
   c.backend.kind = rbf::model::BackendKind::cpu;
   return c;

@@ -67,6 +67,7 @@ TEST_CASE("refit: grows the node count chosen on validation again on every row")
   model::Config all = refit_config(false);
   all.data.validation = 0;
   all.stopping.max_nodes = chosen;
+  all.trainer.output_ridge = refit.output_ridge;  // without validation the refit takes the chosen penalty
   const model::TrainResult direct = model::train(dataset(), all);
   check_same_network(refit.network, direct.network);
   // ... and not the early-stopped one.

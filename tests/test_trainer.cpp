@@ -65,6 +65,7 @@ TEST_CASE("trainer: OLS choice at every iteration equals brute-force least squar
   cfg.candidates.pool = 1000;  // all rows
   cfg.candidates.width_factors = {0.5, 1.0};
   cfg.stopping.max_nodes = 12;
+  cfg.trainer.linear_terms = model::LinearTerms::off;  // the brute force below is over [1, Phi] alone
   const model::TrainResult res = model::train(ds, cfg);
   REQUIRE(res.iterations.size() == 12);
 
@@ -319,7 +320,7 @@ TEST_CASE("trainer: bundled iris reaches the held-out accuracy stated in the REA
   REQUIRE(ds.task == data::Task::classification);
   model::Config cfg = base_config();
   cfg.data.validation = 0.3;
-  cfg.stopping.patience = 20;
+  cfg.stopping.patience = model::Config().stopping.patience;  // the default, as the README states
   const auto res = model::train(ds, cfg);
   MESSAGE("iris held-out accuracy " << res.best_val_accuracy << " with " << res.network.nodes() << " nodes");
   CHECK(res.best_val_accuracy >= 0.93);
@@ -329,7 +330,7 @@ TEST_CASE("trainer: bundled diabetes reaches the held-out R^2 stated in the READ
   const data::Dataset ds = data::read_csv(data_file("diabetes.csv"), {}, {{"progression"}, {}});
   model::Config cfg = base_config();
   cfg.data.validation = 0.2;
-  cfg.stopping.patience = 20;
+  cfg.stopping.patience = model::Config().stopping.patience;  // the default, as the README states
   const auto res = model::train(ds, cfg);
   // R^2 on the validation rows from the validation RMSE and the rows' own variance.
   const data::Split split = data::train_validation_split(ds.rows, 0.2, cfg.data.seed);

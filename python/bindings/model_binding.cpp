@@ -100,6 +100,13 @@ void bind_model(py::module_& m) {
       .def_property_readonly("widths", [](const Network& n) { return vector_array(n.widths); })
       .def_property_readonly("weights", [](const Network& n) { return vector_array(n.weights, n.nodes(), n.outputs); })
       .def_property_readonly("bias", [](const Network& n) { return vector_array(n.bias); })
+      .def_property_readonly(
+          "linear",
+          [](const Network& n) -> py::object {
+            if (n.linear.empty()) return py::none();
+            return vector_array(n.linear, n.inputs, n.outputs);
+          },
+          "Linear terms (inputs, outputs) in standardized units, or None for a model without them.")
       .def_property_readonly("x_mean", [](const Network& n) { return vector_array(n.x_scaler.mean); })
       .def_property_readonly("x_scale", [](const Network& n) { return vector_array(n.x_scaler.scale); })
       .def_property_readonly("y_mean", [](const Network& n) { return vector_array(n.y_scaler.mean); })

@@ -113,6 +113,7 @@ py::dict summary(const model::TrainResult& result) {
   s["candidates_stored"] = result.candidates_stored;
   s["sigma0"] = result.sigma0;
   s["output_ridge"] = result.output_ridge;
+  s["linear_ridge"] = result.linear_ridge >= 0 ? py::object(py::float_(result.linear_ridge)) : py::object(py::none());
   s["train_rmse"] = result.final_train_rmse;
   s["val_rmse"] = result.best_val_rmse < 0 ? std::nan("") : result.best_val_rmse;
   s["val_accuracy"] = result.best_val_accuracy < 0 ? std::nan("") : result.best_val_accuracy;

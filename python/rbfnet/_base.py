@@ -31,11 +31,12 @@ class RBFNetBase(BaseEstimator):
         strategy="ols",
         reg_lambda=0.0,
         output_ridge="auto",
+        linear_terms="auto",
         dependency_tol=1e-4,
         precision="float32",
         threads=0,
         goal=0.0,
-        patience=20,
+        patience=30,
         refit=False,
         max_seconds=0.0,
         refine_every=0,
@@ -72,6 +73,7 @@ class RBFNetBase(BaseEstimator):
         self.strategy = strategy
         self.reg_lambda = reg_lambda
         self.output_ridge = output_ridge
+        self.linear_terms = linear_terms
         self.dependency_tol = dependency_tol
         self.precision = precision
         self.threads = threads
@@ -122,6 +124,7 @@ class RBFNetBase(BaseEstimator):
         self.widths_ = network.widths
         self.weights_ = network.weights
         self.bias_ = network.bias
+        self.linear_coef_ = network.linear
         self.x_mean_ = network.x_mean
         self.x_scale_ = network.x_scale
 

@@ -26,7 +26,7 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
 
     Fitted attributes: classes_, n_nodes_, centers_ (n_nodes_, n_features_in_) and widths_ in
     standardized input units ((X - x_mean_) / x_scale_), weights_ and bias_ (class scores),
-    history_ (the per-iteration cost log, a dict of arrays), fit_summary_, n_features_in_,
+    linear_coef_ ((n_features_in_, n_classes) on standardized inputs, or None), history_ (the per-iteration cost log, a dict of arrays), fit_summary_, n_features_in_,
     and network_ (the C++ model: save(), predict()).
     """
 

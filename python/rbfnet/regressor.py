@@ -14,7 +14,8 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
 
     Fitted attributes: n_nodes_, centers_ (n_nodes_, n_features_in_) and widths_ in
     standardized input units ((X - x_mean_) / x_scale_), weights_ and bias_ (standardized
-    targets), history_ (the per-iteration cost log, a dict of arrays), fit_summary_,
+    targets), linear_coef_ ((n_features_in_, outputs), standardized: the linear terms, or
+    None), history_ (the per-iteration cost log, a dict of arrays), fit_summary_,
     n_features_in_, and network_ (the C++ model: save(), predict()).
     """
 

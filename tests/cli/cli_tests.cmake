@@ -232,12 +232,12 @@ rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --threads 100000)
 
 # --- output ridge ------------------------------------------------------------------------------
-# A default training chooses a penalty on the output weights by validation (bundled diabetes:
-# noisy enough that one beats least squares), and the model it saves evaluates and predicts.
+# A training without linear terms chooses a penalty on the output weights by validation (bundled
+# diabetes: noisy enough that one beats least squares), and the model it saves evaluates and predicts.
 rbf_cli_test(output_ridge_default_train
   STDOUT "event: output ridge [0-9.e+-]+ \\(chosen on validation\\): validation RMSE [0-9.]+ -> [0-9.]+\n"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --out ridge.rbfn)
+    --log-level warn --linear-terms off --out ridge.rbfn)
 set_tests_properties(cli.output_ridge_default_train PROPERTIES FIXTURES_SETUP ridge_model)
 rbf_cli_test(output_ridge_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
   ARGS evaluate --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
@@ -248,10 +248,38 @@ set_tests_properties(cli.output_ridge_predict PROPERTIES FIXTURES_REQUIRED ridge
 # A fixed penalty applies as given: a huge one leaves the mean of the training targets.
 rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09: .*training: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --output-ridge 1e9 --out ridge_fixed.rbfn)
+    --log-level warn --linear-terms off --output-ridge 1e9 --out ridge_fixed.rbfn)
 rbf_cli_test(output_ridge_negative EXIT 2 STDERR "--output-ridge must be 'auto' or a number >= 0, got '-1'"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --output-ridge -1)
 rbf_cli_test(output_ridge_default_auto STDOUT "\n  output_ridge: auto\n" ARGS train --print-config)
+
+# --- linear terms -----------------------------------------------------------------------------
+# Diabetes with linear terms: the summary reports them, inspect lists them (text and JSON), and
+# the model evaluates and predicts with them.
+rbf_cli_test(linear_terms_train
+  STDOUT "\n  linear terms: 10 features, ridge [0-9.e+-]+ \\(chosen by generalized cross-validation\\)\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms on --out linear.rbfn)
+set_tests_properties(cli.linear_terms_train PROPERTIES FIXTURES_SETUP linear_model)
+rbf_cli_test(linear_terms_inspect
+  STDOUT "\n  linear terms \\(standardized inputs and outputs\\):\n    progression: age -?[0-9.e+-]+, sex -?[0-9.e+-]+, bmi "
+  ARGS inspect linear.rbfn)
+rbf_cli_test(linear_terms_inspect_json
+  STDOUT "\"linear_terms\": ?.\"outputs\": ?.\"progression\"., ?\"weights\": ?..-?[0-9]"
+  ARGS inspect linear.rbfn --json)
+rbf_cli_test(linear_terms_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
+  ARGS evaluate --model linear.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
+rbf_cli_test(linear_terms_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model linear.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
+set_tests_properties(cli.linear_terms_inspect cli.linear_terms_inspect_json cli.linear_terms_evaluate
+  cli.linear_terms_predict PROPERTIES FIXTURES_REQUIRED linear_model)
+# Off: no linear terms in the model.
+rbf_cli_test(linear_terms_off STDOUT "\"linear_ridge\": ?null"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms off --out linear_off.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(linear_terms_bad_value EXIT 2 STDERR "--linear-terms must be "
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --linear-terms sometimes)
+rbf_cli_test(linear_terms_default_auto STDOUT "\n  linear_terms: auto\n" ARGS train --print-config)
 
 # --- refinement -------------------------------------------------------------------------------
 # Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
