@@ -72,8 +72,7 @@ void check_first_pass(const rbf::gpu::Context& ctx, const FirstPassCase& c, doub
   RBF_CUDA_CHECK(rbf::gpu::launch_cgs_reduce<T>(partial.get(), c.padded_rows, c.cols, results.get(), h2d.get(), stream));
   RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
   const std::vector<double> ug = rbf::test::download(ud, n), h2g = rbf::test::download(h2d, cols);
-  std::vector<double> rg(16);
-  RBF_CUDA_CHECK(cudaMemcpy(rg.data(), results.get(), 16 * sizeof(double), cudaMemcpyDeviceToHost));
+  const std::vector<double> rg = rbf::test::download(results, 16);
 
   double u_err = 0, h2_err = 0;
   for (std::size_t i = 0; i < n; ++i)
