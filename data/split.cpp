@@ -128,6 +128,25 @@ Split stratified_split(const std::vector<std::size_t>& labels, double fraction, 
   return split;
 }
 
+std::vector<std::size_t> fold_assignment(std::size_t rows, std::size_t folds, std::uint64_t seed,
+                                         const std::vector<std::size_t>& labels) {
+  std::vector<std::size_t> fold(rows, 0);
+  if (folds == 0) return fold;
+  const std::size_t classes = labels.empty() ? 1 : *std::max_element(labels.begin(), labels.end()) + 1;
+  std::vector<std::vector<std::size_t>> members(classes);
+  for (std::size_t i = 0; i < rows; ++i) members[labels.empty() ? 0 : labels[i]].push_back(i);
+  SplitMix64 rng(seed);
+  std::size_t next = 0;  // carried from class to class, so the folds stay within one row of each other
+  for (std::vector<std::size_t>& rows_of_class : members) {
+    shuffle_front(rows_of_class, rows_of_class.size(), rng);
+    for (std::size_t row : rows_of_class) {
+      fold[row] = next;
+      next = (next + 1) % folds;
+    }
+  }
+  return fold;
+}
+
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed) {
   std::vector<std::size_t> out;
   if (count >= n) {

@@ -22,6 +22,12 @@ Split train_validation_split(std::size_t rows, double fraction, std::uint64_t se
 // class keeps at least one training row. Seeded and platform independent likewise.
 Split stratified_split(const std::vector<std::size_t>& labels, double fraction, std::uint64_t seed);
 
+// The fold (0 .. folds-1) of each of `rows` rows for K-fold cross-validation: a seeded
+// shuffle dealt round-robin, so fold sizes differ by at most one. With `labels` (one class
+// per row) each class is dealt in turn, so every fold holds each class in proportion.
+std::vector<std::size_t> fold_assignment(std::size_t rows, std::size_t folds, std::uint64_t seed,
+                                         const std::vector<std::size_t>& labels = {});
+
 // `count` distinct indices from [0, n) (all of them, in order, when count >= n), seeded
 // and platform independent, sorted ascending.
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);
