@@ -20,6 +20,7 @@
 #include "data/synthetic.hpp"
 #include "model/contracts/gpu_entry_points.hpp"
 #include "model/contracts/host_memory.hpp"
+#include "model/cross_validation.hpp"
 #include "model/trainer.hpp"
 
 namespace rbf::app {
@@ -169,7 +170,11 @@ BenchRun run_backend(const std::string& backend, std::size_t repeat, std::size_t
 
 }  // namespace
 
-int run_bench(const BenchOptions& options) {
+int run_bench(const BenchOptions& asked) {
+  // A bench times one growth per backend: data.folds auto would cross-validate small data
+  // (several growths) on some sizes and not others. An explicit fold count stays.
+  BenchOptions options = asked;
+  if (options.config.data.folds == model::kFoldsAuto) options.config.data.folds = 0;
   // The generated data is allocated whole: a --synthetic too large for the machine fails now,
   // before the output folder is made, not with "out of memory" after a long wait.
   if (options.synthetic_rows > 0) {
@@ -234,7 +239,8 @@ int run_bench(const BenchOptions& options) {
   setup.features = dataset.features;
   setup.max_nodes = options.config.stopping.max_nodes;
   setup.pool = options.config.candidates.pool;
-  setup.precision = options.config.trainer.precision == model::Precision::float64 ? "float64" : "float32";
+  const model::Config resolved = model::resolve_auto_arithmetic(options.config, options.config.data.folds);
+  setup.precision = resolved.trainer.precision == model::Precision::float64 ? "float64" : "float32";
   setup.seed = options.config.data.seed;
   setup.validation = options.config.data.validation;
   setup.repeats = repeats;

@@ -132,6 +132,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
                   "Fraction held out for validation, in [0, 0.9]");
   flags.add_value(command, "--validation-data", "data.validation_path", "FILE",
                   "Validation CSV with the training file's columns, instead of holding out --validation");
+  flags.add_value(command, "--folds", "data.folds", "K",
+                  "Cross-validation folds choosing the node count and widths: auto (5 for small data), 0 = off, or 2 to 20");
   flags.add_value(command, "--seed", "data.seed", "S", "Seed of the split and candidate sampling");
   flags.add_value(command, "--log-iter", "logging.iteration_log", "FILE", "Per-iteration cost log (CSV)");
   flags.add_list(command, "--features", "data.features", "COL",
@@ -163,7 +165,7 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--refine-patience", "refine.patience", "N",
                   "Stop a refinement after N epochs without improvement; 0 = off");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE",
-                  "Arithmetic of the training passes: float32 or float64");
+                  "Arithmetic of the training passes: float32, float64, or auto (float64 when cross-validating)");
   flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
   flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                   "Auto backend: move to the GPU at M nodes; 0 = cost model");

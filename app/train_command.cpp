@@ -20,6 +20,7 @@
 #include "data/errors.hpp"
 #include "model/provenance.hpp"
 #include "model/config_yaml.hpp"
+#include "model/cross_validation.hpp"
 #include "model/model_file.hpp"
 #include "model/sha256.hpp"
 #include "model/trainer.hpp"
@@ -92,6 +93,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   data::OutputTarget log_target;  // no path: no log
   if (!config.logging.iteration_log.empty()) log_target = files.output(config.logging.iteration_log, "--log-iter");
   if (!metrics_json.empty()) files.output(metrics_json, "--metrics-json");
+  model::check_folds_request(config, !resume_from.empty());
 
   Checkpoint resumed;
   if (!resume_from.empty()) {
@@ -191,6 +193,11 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   if (result.resume_unchanged) {
     std::fprintf(stderr, "rbfnet: interrupted while setting up; %s is unchanged; continue with: rbfnet train --resume %s\n",
                  resume_from.c_str(), resume_from.c_str());
+    return interrupts.exit_status();
+  }
+  if (result.nothing_to_save) {
+    std::fprintf(stderr, "rbfnet: interrupted during cross-validation, before the model on every row was grown; "
+                         "nothing was written\n");
     return interrupts.exit_status();
   }
   model::Network& net = result.network;

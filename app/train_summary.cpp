@@ -3,12 +3,20 @@
 #include "app/train_summary.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include "app/json_writer.hpp"
 
 namespace rbf::app {
 
 namespace {
+
+// %g without the exponent for the width factors of everyday configs (0.5, 1, 2).
+std::string format_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
 
 bool classifies(const model::TrainResult& result) {
   return result.network.task == data::Task::classification;
@@ -54,6 +62,14 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
     std::printf("  kept %zu nodes (best on validation), then grew them again on all %zu rows in %.3f s (refit)\n",
                 refit.nodes, refit.rows, refit.seconds);
     if (refit.stop_reason != "reached max_nodes") std::printf("  refit stopped: %s\n", refit.stop_reason.c_str());
+  } else if (result.cross_validation.folds > 0) {
+    const model::CrossValidationReport& cv = result.cross_validation;
+    std::string widths;
+    for (double w : cv.widths) widths += (widths.empty() ? "" : ", ") + format_number(w);
+    const std::string accuracy = cv.accuracy >= 0 ? ", accuracy " + format_number(cv.accuracy) : "";
+    std::printf("  kept %zu nodes with widths %s x sigma0, chosen by %zu-fold cross-validation in %.3f s "
+                "(mean validation RMSE %.6g%s), then grown on all %zu rows\n",
+                net.nodes(), widths.c_str(), cv.folds, cv.seconds, cv.rmse, accuracy.c_str(), result.train_rows);
   } else {
     std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
   }
@@ -63,7 +79,8 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   if (result.linear_ridge >= 0)
     std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
                 result.linear_ridge);
-  print_scores(refit.done ? "all rows:" : "training:", result.train_scores, classifies(result));
+  print_scores(refit.done || result.cross_validation.folds > 0 ? "all rows:" : "training:", result.train_scores,
+               classifies(result));
   if (result.validation_scores.rows > 0) {
     print_scores("validation:", result.validation_scores, classifies(result));
     if (refit.done) std::printf("              (validation: the model before the refit, which chose the node count)\n");
@@ -100,6 +117,22 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
   if (result.refit.done) {
     json.begin_object().key("nodes").value(result.refit.nodes).key("rows").value(result.refit.rows);
     json.key("seconds").value(result.refit.seconds).key("stop_reason").value(result.refit.stop_reason);
+    json.end_object();
+  } else {
+    json.null();
+  }
+  json.key("cross_validation");
+  if (result.cross_validation.folds > 0) {
+    const model::CrossValidationReport& cv = result.cross_validation;
+    json.begin_object().key("folds").value(cv.folds).key("nodes").value(cv.nodes);
+    json.key("widths").numbers(cv.widths).key("rmse").value(cv.rmse);
+    json.key("accuracy");
+    if (cv.accuracy >= 0) {
+      json.value(cv.accuracy);
+    } else {
+      json.null();
+    }
+    json.key("output_ridge").value(cv.output_ridge).key("seconds").value(cv.seconds);
     json.end_object();
   } else {
     json.null();

@@ -14,10 +14,14 @@ namespace rbf::model {
 
 enum class TaskKind { auto_detect, regression, classification };
 enum class Strategy { ols, max_residual };
-enum class Precision { float32, float64 };
+// auto: float64 when cross-validating (data.folds), float32 otherwise (resolved_config).
+enum class Precision { float32, float64, auto_select };
 enum class RefineMethod { adam, lm, auto_select };
 // trainer.linear_terms: a linear part b + X W_lin beside the Gaussians (model/linear_terms.hpp).
 enum class LinearTerms { auto_select, on, off };
+
+// data.folds: auto = 5 folds for small data (model/cross_validation.hpp), else off.
+constexpr std::size_t kFoldsAuto = static_cast<std::size_t>(-1);
 
 struct DataConfig {
   std::string path;                   // training CSV
@@ -30,6 +34,9 @@ struct DataConfig {
   std::uint64_t seed = 42;            // split, candidate sampling
   bool stratify = true;               // classification: hold out each class in proportion
   std::string validation_path;        // separate validation CSV; "" = hold out `validation`
+  // K-fold cross-validation choosing the node count and widths (model/cross_validation.hpp):
+  // 0 = off (hold out `validation`), K in [2, 20], or kFoldsAuto.
+  std::size_t folds = kFoldsAuto;
 };
 
 // candidates.memory_budget_mb: auto.
@@ -48,6 +55,8 @@ struct CandidateConfig {
 
 // trainer.output_ridge: auto.
 constexpr double kOutputRidgeAuto = -1.0;
+// trainer.dependency_tol: auto.
+constexpr double kDependencyTolAuto = -1.0;
 
 struct TrainerConfig {
   Strategy strategy = Strategy::ols;
@@ -59,8 +68,10 @@ struct TrainerConfig {
   // grown on what they leave; auto = on unless the features outnumber the candidates or
   // the fit would take more than about a second (linear_terms_wanted).
   LinearTerms linear_terms = LinearTerms::auto_select;
-  double dependency_tol = 1e-4; // candidates with n_c - s_c <= tol * n_c are skipped
-  Precision precision = Precision::float32;
+  // Candidates with n_c - s_c <= tol * n_c are skipped; kDependencyTolAuto = 1e-4 in float32,
+  // 1e-9 in float64 (resolved_config).
+  double dependency_tol = kDependencyTolAuto;
+  Precision precision = Precision::auto_select;
   int threads = 0;              // CPU threads; 0 = all cores
 };
 

@@ -349,6 +349,46 @@ Field auto_penalty_field(const char* section, const char* key, Member<Section, d
   return field;
 }
 
+// data.folds: "auto" (kFoldsAuto), 0 (off) or a fold count in [2, 20].
+Field folds_field() {
+  Field field = make_field("data", "folds", "'auto', 0 or an integer from 2 to 20");
+  const std::string allowed = field.allowed;
+  Member<DataConfig, std::size_t> m = member(&Config::data, &DataConfig::folds);
+  field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
+    const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
+    m.of(config) = automatic ? kFoldsAuto : static_cast<std::size_t>(read_unsigned(node, subject, allowed, 20));
+  };
+  field.write = [m](const Config& config) {
+    return m.of(config) == kFoldsAuto ? std::string("auto") : std::to_string(m.of(config));
+  };
+  field.valid = [m](const Config& config) {
+    const std::size_t k = m.of(config);
+    return k == kFoldsAuto || k == 0 || (k >= 2 && k <= 20);
+  };
+  return field;
+}
+
+// trainer.dependency_tol: "auto" (kDependencyTolAuto) or a number in (0, 1).
+Field dependency_tol_field() {
+  Field field = make_field("trainer", "dependency_tol", "'auto' or a number in (0, 1)");
+  const std::string allowed = field.allowed;
+  Member<TrainerConfig, double> m = member(&Config::trainer, &TrainerConfig::dependency_tol);
+  auto in_range = [](double v) { return v > 0 && v < 1; };
+  field.read = [m, allowed, in_range](Config& config, const Node& node, const std::string& subject) {
+    const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
+    const double value = automatic ? kDependencyTolAuto : read_real(node, subject, allowed);
+    if (!automatic && !in_range(value)) fail_value(subject, allowed, describe_node(node));
+    m.of(config) = value;
+  };
+  field.write = [m](const Config& config) {
+    return m.of(config) == kDependencyTolAuto ? std::string("auto") : format_real(m.of(config));
+  };
+  field.valid = [m, in_range](const Config& config) {
+    return m.of(config) == kDependencyTolAuto || in_range(m.of(config));
+  };
+  return field;
+}
+
 std::vector<Field> build_fields() {
   using C = Config;
   std::vector<Field> f;
@@ -368,6 +408,7 @@ std::vector<Field> build_fields() {
   f.push_back(bool_field("data", "stratify", member(&C::data, &DataConfig::stratify)));
   f.push_back(text_field("data", "validation_path", member(&C::data, &DataConfig::validation_path), true,
                          "a CSV file name"));
+  f.push_back(folds_field());
   // candidates
   f.push_back(unsigned_field("candidates", "pool", member(&C::candidates, &CandidateConfig::pool), std::size_t{1}));
   f.push_back(
@@ -388,11 +429,11 @@ std::vector<Field> build_fields() {
                            std::vector<Choice<LinearTerms>>{{LinearTerms::auto_select, "auto"},
                                                             {LinearTerms::on, "on"},
                                                             {LinearTerms::off, "off"}}));
-  f.push_back(real_field("trainer", "dependency_tol", member(&C::trainer, &TrainerConfig::dependency_tol),
-                         RealRange{0.0, true, 1.0, true}));
-  f.push_back(
-      choice_field("trainer", "precision", member(&C::trainer, &TrainerConfig::precision),
-                   std::vector<Choice<Precision>>{{Precision::float32, "float32"}, {Precision::float64, "float64"}}));
+  f.push_back(dependency_tol_field());
+  f.push_back(choice_field("trainer", "precision", member(&C::trainer, &TrainerConfig::precision),
+                           std::vector<Choice<Precision>>{{Precision::float32, "float32"},
+                                                          {Precision::float64, "float64"},
+                                                          {Precision::auto_select, "auto"}}));
   // OpenMP starts every thread asked for: 100000 of them exhaust the process limit and crash.
   f.push_back(int_field("trainer", "threads", member(&C::trainer, &TrainerConfig::threads), 0, 1024));
   // stopping

@@ -295,6 +295,8 @@ TrainResult GrowthRun<T>::run() {
       const ValidationScore v = score_validation(*backend_, p_, weights, 0, classify, scratch_);
       best_val_rmse_ = v.rmse;
       best_val_accuracy_ = v.accuracy;
+      result.zero_node_val_rmse = v.rmse;
+      result.zero_node_val_accuracy = v.accuracy;
     }
   }
   double train_rmse = train_rmse_at_.back();

@@ -9,6 +9,7 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
+#include "model/cross_validation.hpp"
 #include "model/growth_run.hpp"
 #include "model/training_data.hpp"
 #include "model/training_memory.hpp"
@@ -70,8 +71,11 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
 
 }  // namespace
 
-TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
+TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  const std::size_t folds = cross_validation_folds(dataset, asked, options);
+  const Config config = resolve_auto_arithmetic(asked, folds);
+  if (folds > 0) return detail::train_cross_validated(dataset, config, options, folds, grow);
   TrainOptions first = options;
   first.state_in_result = config.stopping.refit;
   TrainResult result = grow(dataset, config, first);

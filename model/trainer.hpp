@@ -43,6 +43,18 @@ struct RefitReport {
   std::string stop_reason;     // "reached max_nodes" unless no admissible candidate was left
 };
 
+// data.folds: what K-fold cross-validation tried and chose (model/cross_validation.hpp).
+struct CrossValidationReport {
+  std::size_t folds = 0;                          // 0: the run held out validation rows instead
+  std::vector<std::vector<double>> width_sets;    // the width factors tried
+  std::vector<double> widths;                     // the set chosen
+  std::size_t nodes = 0;                          // the node count chosen (0: linear terms and bias only)
+  double rmse = -1;                               // mean validation RMSE over the folds at that choice
+  double accuracy = -1;                           // classification: their mean accuracy there
+  double output_ridge = 0;                        // the median of the folds' output ridges, used on all rows
+  double seconds = 0;                             // the fold runs, set-up included
+};
+
 struct TrainResult {
   Network network;
   std::vector<IterationRecord> iterations;
@@ -72,6 +84,14 @@ struct TrainResult {
   // Interrupted before a resumed run had rebuilt its model: nothing changed since the
   // checkpoint it resumed, which stays as it is; `network` is empty.
   bool resume_unchanged = false;
+  // Validation RMSE and accuracy of the model without nodes (bias and linear terms); -1
+  // without validation (accuracy: or for regression).
+  double zero_node_val_rmse = -1;
+  double zero_node_val_accuracy = -1;
+  CrossValidationReport cross_validation;
+  // Interrupted during cross-validation, before the model on every row existed: there is
+  // nothing to save or resume; `network` is empty.
+  bool nothing_to_save = false;
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;
@@ -95,6 +115,9 @@ struct TrainerHooks {
 
 struct TrainOptions {
   IterationCallback on_iteration;         // sees every iteration as it finishes
+  // Sees every iteration of the cross-validation folds' growths (data.folds), which
+  // on_iteration does not: the result's iterations are those of the model on every row.
+  IterationCallback on_fold_iteration;
   // Every `checkpoint_every` iterations (0: never) on_checkpoint receives the best model so
   // far with its training_state filled in: a file to predict with and to resume from.
   std::size_t checkpoint_every = 0;

@@ -50,6 +50,7 @@ model::TrainerHooks fake_gpu_hooks(bool portable = true) {
 model::Config switching_config() {
   model::Config c;
   c.data.validation = 0.2;
+  c.data.folds = 0;  // one growth with hold-out rows: the switch is what is tested
   c.stopping.patience = 0;
   c.stopping.max_nodes = 40;
   c.candidates.pool = 300;

@@ -22,6 +22,7 @@ namespace {
 model::Config checkpoint_config(bool validation) {
   model::Config c;
   c.data.validation = validation ? 0.25 : 0;
+  c.data.folds = 0;  // checkpoints save one growth with hold-out rows
   c.stopping.patience = validation ? 8 : 0;
   c.stopping.max_nodes = 45;
   c.candidates.pool = 200;

@@ -226,6 +226,20 @@ TEST_CASE("config: trainer.output_ridge is auto or a penalty") {
   CHECK(rbf::model::parse_config(rbf::model::config_to_yaml(fixed), "rt").trainer.output_ridge == 1e-5);
 }
 
+TEST_CASE("config: data.folds, trainer.precision and trainer.dependency_tol default to auto") {
+  const std::string yaml = rbf::model::config_to_yaml(Config());
+  CHECK(contains(yaml, "folds: auto"));
+  CHECK(contains(yaml, "precision: auto"));
+  CHECK(contains(yaml, "dependency_tol: auto"));
+  const Config c = rbf::model::parse_config("data: {folds: 3}\ntrainer: {precision: float64, dependency_tol: 1e-8}", "c");
+  CHECK(c.data.folds == 3);
+  CHECK(c.trainer.precision == rbf::model::Precision::float64);
+  CHECK(c.trainer.dependency_tol == 1e-8);
+  CHECK(rbf::model::parse_config("data: {folds: 0}", "c").data.folds == 0);
+  CHECK(rbf::model::parse_config("data: {folds: auto}", "c").data.folds == rbf::model::kFoldsAuto);
+  CHECK(contains(rbf::model::config_to_yaml(c), "folds: 3"));
+}
+
 TEST_CASE("config: candidates.memory_budget_mb is auto or a cap in MB") {
   CHECK(std::isinf(Config().candidates.memory_budget_mb));
   CHECK(contains(rbf::model::config_to_yaml(Config()), "memory_budget_mb: auto"));
@@ -344,7 +358,10 @@ TEST_CASE("config: out-of-range values name the key and the allowed range") {
   CHECK(parse_error("data:\n  validation: 0.95\n") ==
         "cfg.yaml:2:15: 'data.validation' must be a number in [0, 0.9], got 0.95");
   CHECK(parse_error("trainer:\n  dependency_tol: 0\n") ==
-        "cfg.yaml:2:19: 'trainer.dependency_tol' must be a number in (0, 1), got 0");
+        "cfg.yaml:2:19: 'trainer.dependency_tol' must be 'auto' or a number in (0, 1), got '0'");
+  CHECK(parse_error("data:\n  folds: 1\n") == "cfg.yaml:2:10: 'data.folds' must be 'auto', 0 or an integer from 2 to 20, got 1");
+  CHECK(contains(parse_error("data:\n  folds: 21\n"), "'data.folds' must be 'auto', 0 or an integer from 2 to 20, got"));
+  CHECK(contains(parse_error("data:\n  folds: often\n"), "'data.folds' must be 'auto', 0 or an integer from 2 to 20, got"));
   CHECK(parse_error("candidates:\n  width_factors: [1, -2]\n") ==
         "cfg.yaml:2:18: 'candidates.width_factors' must be a non-empty list of numbers > 0, got [1, -2]");
   CHECK(parse_error("output:\n  model: \"\"\n") ==
@@ -358,7 +375,7 @@ TEST_CASE("config: enumerations list the allowed values") {
   CHECK(parse_error("backend:\n  kind: gpuu\n") ==
         "cfg.yaml:2:9: 'backend.kind' must be one of cpu, gpu, auto, got 'gpuu'");
   CHECK(parse_error("trainer:\n  precision: half\n") ==
-        "cfg.yaml:2:14: 'trainer.precision' must be one of float32, float64, got 'half'");
+        "cfg.yaml:2:14: 'trainer.precision' must be one of float32, float64, auto, got 'half'");
   CHECK(parse_error("logging:\n  level: loud\n") ==
         "cfg.yaml:2:10: 'logging.level' must be one of trace, debug, info, warn, error, off, got "
         "'loud'");

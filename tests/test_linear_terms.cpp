@@ -39,6 +39,7 @@ rbf::data::Dataset linear_data(std::size_t n, std::uint64_t seed, double noise =
 rbf::model::Config linear_config(rbf::model::LinearTerms mode) {
   rbf::model::Config c;
   c.trainer.linear_terms = mode;
+  c.data.folds = 0;  // one growth with hold-out rows
   c.trainer.precision = rbf::model::Precision::float64;
   c.trainer.threads = 2;
   c.stopping.max_nodes = 40;

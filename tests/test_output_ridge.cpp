@@ -122,6 +122,7 @@ rbf::data::Dataset noisy_regression(std::size_t n, std::uint64_t seed) {
 rbf::model::Config overfitting_config(double output_ridge) {
   rbf::model::Config c;
   c.data.validation = 0.3;
+  c.data.folds = 0;  // the penalty chosen on hold-out rows is what is tested
   c.stopping.patience = 0;  // grow every node: the kept count is where validation was best
   c.stopping.max_nodes = 60;
   c.trainer.precision = rbf::model::Precision::float64;

@@ -33,6 +33,7 @@ const data::Dataset& friedman() {
 model::Config refine_config() {
   model::Config c;
   c.data.validation = 0.25;
+  c.data.folds = 0;  // refinement keeps or rolls back its steps by hold-out rows
   c.candidates.pool = 200;
   c.stopping.max_nodes = 24;
   c.stopping.patience = 0;
@@ -137,7 +138,8 @@ TEST_CASE("refine: a refinement whose rebuilt model validates worse is rolled ba
   // ends with the grown model.
   const data::Dataset ds =
       data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/diabetes.csv", {}, {{"progression"}, {}});
-  model::Config c;  // the defaults, as `rbfnet train` would use them
+  model::Config c;  // the defaults, as `rbfnet train --refine-every` would use them
+  c.data.folds = 0;  // the plain run too: refinement holds out validation rows
   c.trainer.precision = model::Precision::float64;
   c.backend.kind = model::BackendKind::cpu;
   c.logging.progress = false;

@@ -22,6 +22,7 @@ const data::Dataset& dataset() {
 model::Config refit_config(bool refit) {
   model::Config c;
   c.data.validation = 0.25;
+  c.data.folds = 0;  // a refit follows a hold-out
   c.stopping.patience = 6;
   c.stopping.max_nodes = 120;
   c.stopping.refit = refit;

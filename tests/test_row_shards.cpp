@@ -83,6 +83,7 @@ void check_same_growth(const Growth& sharded_growth, const Growth& single) {
 model::Config training_config(std::size_t nodes) {
   model::Config c;
   c.data.validation = 0.2;
+  c.data.folds = 0;  // one growth, sharded
   c.stopping.patience = 0;
   c.stopping.max_nodes = nodes;
   c.candidates.pool = 200;

@@ -129,6 +129,21 @@ py::dict summary(const model::TrainResult& result) {
   } else {
     s["refit"] = py::none();
   }
+  const model::CrossValidationReport& cv = result.cross_validation;
+  if (cv.folds > 0) {
+    py::dict folds;
+    folds["folds"] = cv.folds;
+    folds["width_sets"] = cv.width_sets;
+    folds["widths"] = cv.widths;
+    folds["nodes"] = cv.nodes;
+    folds["rmse"] = cv.rmse;
+    folds["accuracy"] = cv.accuracy >= 0 ? py::object(py::float_(cv.accuracy)) : py::object(py::none());
+    folds["output_ridge"] = cv.output_ridge;
+    folds["seconds"] = cv.seconds;
+    s["cross_validation"] = folds;
+  } else {
+    s["cross_validation"] = py::none();
+  }
   return s;
 }
 
@@ -160,14 +175,18 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
   options.stop_requested = &stop;
   // Python runs signal handlers only when asked with the GIL held: ask after each iteration.
   // A handler that raises (Ctrl-C's KeyboardInterrupt) stops the run; the error is re-raised below.
-  options.on_iteration = [&](const model::IterationRecord& rec) {
-    records.push_back(rec);
+  auto check_signals = [&]() {
     py::gil_scoped_acquire gil;
     if (!signal_error && PyErr_CheckSignals() != 0) {
       signal_error.reset(new py::error_already_set());
       stop.store(true);
     }
   };
+  options.on_iteration = [&](const model::IterationRecord& rec) {
+    records.push_back(rec);
+    check_signals();
+  };
+  options.on_fold_iteration = [&](const model::IterationRecord&) { check_signals(); };
 
   model::TrainResult result;
   {

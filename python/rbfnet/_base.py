@@ -23,6 +23,7 @@ class RBFNetBase(BaseEstimator):
         validation=0.2,
         seed=42,
         stratify=True,
+        folds="auto",
         pool=1000,
         width_factors=(0.5, 1.0, 2.0),
         sigma0=0.0,
@@ -32,8 +33,8 @@ class RBFNetBase(BaseEstimator):
         reg_lambda=0.0,
         output_ridge="auto",
         linear_terms="auto",
-        dependency_tol=1e-4,
-        precision="float32",
+        dependency_tol="auto",
+        precision="auto",
         threads=0,
         goal=0.0,
         patience=30,
@@ -65,6 +66,7 @@ class RBFNetBase(BaseEstimator):
         self.validation = validation
         self.seed = seed
         self.stratify = stratify
+        self.folds = folds
         self.pool = pool
         self.width_factors = width_factors
         self.sigma0 = sigma0

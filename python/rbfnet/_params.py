@@ -14,6 +14,7 @@ PARAMS = (
     Param("validation", "data.validation", 0.2),
     Param("seed", "data.seed", 42),
     Param("stratify", "data.stratify", True),
+    Param("folds", "data.folds", "auto"),
     Param("pool", "candidates.pool", 1000),
     Param("width_factors", "candidates.width_factors", (0.5, 1.0, 2.0)),
     Param("sigma0", "candidates.sigma0", 0.0),
@@ -24,8 +25,8 @@ PARAMS = (
     Param("reg_lambda", "trainer.lambda", 0.0),
     Param("output_ridge", "trainer.output_ridge", "auto"),
     Param("linear_terms", "trainer.linear_terms", "auto"),
-    Param("dependency_tol", "trainer.dependency_tol", 1e-4),
-    Param("precision", "trainer.precision", "float32"),
+    Param("dependency_tol", "trainer.dependency_tol", "auto"),
+    Param("precision", "trainer.precision", "auto"),
     Param("threads", "trainer.threads", 0),
     Param("max_nodes", "stopping.max_nodes", 300),
     Param("goal", "stopping.goal", 0.0),
@@ -96,7 +97,11 @@ def _from_text(text, default):
     if text == "auto":
         return text
     try:
-        return float(text)  # memory_budget_mb: "auto" or a number
+        return int(text)  # folds: "auto" or an integer
+    except ValueError:
+        pass
+    try:
+        return float(text)  # memory_budget_mb, dependency_tol: "auto" or a number
     except ValueError:
         return text
 

@@ -58,3 +58,21 @@ def test_ctrl_c_stops_training_with_keyboard_interrupt():
     assert time.perf_counter() - start < 30
     with pytest.raises(NotFittedError):
         model.predict(X)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to itself")
+def test_ctrl_c_stops_cross_validation_with_keyboard_interrupt():
+    X, y, model = long_problem()
+    # 3,000 rows: small enough for auto's folds, each of which grows for seconds on one thread.
+    model.set_params(max_nodes=300, validation=0.2, max_seconds=0.0)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 30
+    with pytest.raises(NotFittedError):
+        model.predict(X)

@@ -74,7 +74,7 @@ def test_parameters_reach_the_trainer(friedman):
 
 def test_refit_grows_the_kept_node_count_on_every_row(friedman):
     X, y = friedman
-    common = dict(validation=0.25, patience=5, max_nodes=150, threads=1)
+    common = dict(validation=0.25, folds=0, patience=5, max_nodes=150, threads=1)
     early = RBFNetRegressor(**common).fit(X, y)
     refit = RBFNetRegressor(refit=True, **common).fit(X, y)
     assert early.fit_summary_["refit"] is None
@@ -97,3 +97,26 @@ def test_gpu_devices_are_recorded_as_given(friedman):
         model = RBFNetRegressor(max_nodes=3, backend="cpu", gpu_devices=devices, threads=1).fit(X, y)
         recorded = params_from_values(native.config_values(model.network_.config_yaml))
         assert recorded["gpu_devices"] == devices
+
+
+def test_small_data_are_cross_validated_by_default(friedman):
+    X, y = friedman
+    model = RBFNetRegressor(max_nodes=60, threads=1).fit(X, y)
+    cv = model.fit_summary_["cross_validation"]
+    assert cv["folds"] == 5
+    assert model.n_nodes_ == cv["nodes"] > 5
+    assert cv["widths"] in ([0.5, 1.0, 2.0], [1.0, 2.0])
+    assert cv["rmse"] > 0 and cv["accuracy"] is None
+    assert model.fit_summary_["validation_rows"] == 0  # the chosen model is grown on every row
+    assert model.fit_summary_["train_rows"] == len(X)
+    held_out = RBFNetRegressor(max_nodes=60, threads=1, folds=0).fit(X, y)
+    assert held_out.fit_summary_["cross_validation"] is None
+    assert held_out.fit_summary_["validation_rows"] == 80
+
+
+def test_folds_are_checked_like_the_config_key(friedman):
+    X, y = friedman
+    with pytest.raises(ValueError, match="folds.*must be 'auto', 0 or an integer from 2 to 20, got 1"):
+        RBFNetRegressor(folds=1).fit(X, y)
+    with pytest.raises(ValueError, match="data.folds 3: stopping.refit grows again after a hold-out"):
+        RBFNetRegressor(folds=3, refit=True).fit(X, y)

@@ -237,7 +237,7 @@ rbf_cli_test(too_many_threads EXIT 2 STDERR "--threads must be an integer in \\[
 rbf_cli_test(output_ridge_default_train
   STDOUT "event: output ridge [0-9.e+-]+ \\(chosen on validation\\): validation RMSE [0-9.]+ -> [0-9.]+\n"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --linear-terms off --out ridge.rbfn)
+    --log-level warn --linear-terms off --folds 0 --out ridge.rbfn)
 set_tests_properties(cli.output_ridge_default_train PROPERTIES FIXTURES_SETUP ridge_model)
 rbf_cli_test(output_ridge_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
   ARGS evaluate --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
@@ -246,7 +246,7 @@ rbf_cli_test(output_ridge_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" N
   ARGS predict --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
 set_tests_properties(cli.output_ridge_predict PROPERTIES FIXTURES_REQUIRED ridge_model)
 # A fixed penalty applies as given: a huge one leaves the mean of the training targets.
-rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09: .*training: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
+rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09\n.*all rows: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
     --log-level warn --linear-terms off --output-ridge 1e9 --out ridge_fixed.rbfn)
 rbf_cli_test(output_ridge_negative EXIT 2 STDERR "--output-ridge must be 'auto' or a number >= 0, got '-1'"
@@ -350,10 +350,26 @@ rbf_cli_test(integer_labels_classification STDOUT "training: +accuracy"
 rbf_cli_test(quiet_train_summary_only
   STDOUT "training: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.-]+, [0-9]+ rows\n  validation: +RMSE [0-9.e+-]+ \\(target units\\), R2"
   NOT_STDERR "." NOT_STDOUT "no usable GPU|standardized"
-  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 8 --quiet --out quiet.rbfn)
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 8 --folds 0 --quiet --out quiet.rbfn)
+# Small data are cross-validated by default (data.folds auto): the summary says what the folds
+# chose, in target units, and the JSON summary has it too.
+rbf_cli_test(cross_validation_summary
+  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  kept [0-9]+ nodes with widths [0-9., ]+ x sigma0, chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
+  NOT_STDOUT "validation: " NOT_STDERR "."
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --quiet --out cv.rbfn)
+rbf_cli_test(cross_validation_json
+  STDOUT "\"validation\":null,\"refit\":null,\"cross_validation\":\\{\"folds\":3,\"nodes\":[0-9]+,\"widths\":.[0-9.,]+.,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.e-]+,"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --out cv_iris.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(cross_validation_folds_one EXIT 2 STDERR "--folds must be 'auto', 0 or an integer from 2 to 20, got 1"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --folds 1)
+rbf_cli_test(cross_validation_with_checkpoints EXIT 2
+  STDERR "data.folds 5: checkpoints save one growth, and cross-validation runs several; set data.folds to 0 \\(--folds 0\\)"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --folds 5 --checkpoint-every 10
+    --out cv_ckpt.rbfn)
 rbf_cli_test(metrics_json
   STDOUT "\\{\"task\":\"classification\",\"nodes\":[0-9]+,.*\"training\":\\{\"rows\":[0-9]+,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.]+\\},\"validation\":\\{.*\"model\":\"iris\\.rbfn\""
-  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --quiet --out iris.rbfn
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 0 --quiet --out iris.rbfn
     --metrics-json /dev/stdout)
 set_tests_properties(cli.metrics_json PROPERTIES FIXTURES_SETUP iris_model)
 # --refit: the node count kept on validation, grown again on every row (tests/test_refit.cpp

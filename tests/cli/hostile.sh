@@ -173,6 +173,21 @@ sigint_during_setup)
   grep -q "interrupted while setting up; c.rbfn.ckpt is unchanged; continue with: rbfnet train --resume c.rbfn.ckpt" \
     err || fail "no message that the checkpoint is unchanged"
   same_bytes c.rbfn.ckpt before.ckpt ;;
+sigint_during_cross_validation)
+  # 5,000 rows on one thread: small enough for auto's 5 folds, each of which grows for seconds.
+  awk 'BEGIN { srand(7); print "a,b,c,d,e,y"; for (i = 0; i < 5000; i++) { a = rand(); b = rand();
+    print a "," b "," rand() "," rand() "," rand() "," sin(6 * a) + b * b } }' >cv.csv
+  echo "the previous run's log" >log.csv && cp log.csv log-before.csv
+  "$RBFNET" train --data cv.csv --target y --threads 1 --backend cpu --out cv.rbfn --log-iter log.csv --quiet \
+    >out 2>err &
+  pid=$!
+  sleep 3
+  stop_within $pid INT 10
+  [ $status = 130 ] || fail "exit status $status after SIGINT during cross-validation, expected 130"
+  grep -q "interrupted during cross-validation, before the model on every row was grown; nothing was written" err ||
+    fail "no message that nothing was written"
+  [ ! -e cv.rbfn ] && [ ! -e cv.rbfn.ckpt ] || fail "a model or checkpoint was written: $(ls)"
+  same_bytes log.csv log-before.csv ;;
 # --- results are exact and matched by name -------------------------------------------------
 predictions_exact)
   printf 'x,y\n1,1000000123\n2,1000000123\n3,1000000123\n4,1000000123\n' >big.csv

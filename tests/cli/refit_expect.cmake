@@ -35,7 +35,7 @@ function(field out_var text regex)
   endif()
 endfunction()
 
-train_run(early early --no-refit)
+train_run(early early --no-refit --folds 0)
 train_run(refit refit --refit)
 
 field(kept "${early}" "\"nodes\":([0-9]+),")

@@ -1,0 +1,279 @@
+// K-fold cross-validation for small data: folds, the choice of node count and widths, and the
+// growth of the chosen model on every row.
+#include "model/cross_validation.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "data/errors.hpp"
+#include "data/split.hpp"
+#include "model/fit_scores.hpp"
+
+namespace rbf::model {
+
+namespace {
+
+// The class of each row for a stratified assignment; empty for regression or unstratified.
+std::vector<std::size_t> fold_labels(const data::Dataset& dataset, const Config& config) {
+  std::vector<std::size_t> labels;
+  if (dataset.task != data::Task::classification || !config.data.stratify) return labels;
+  labels.resize(dataset.rows);
+  for (std::size_t i = 0; i < dataset.rows; ++i) labels[i] = static_cast<std::size_t>(dataset.y[i]);
+  return labels;
+}
+
+// The rows outside fold `k`, then the rows in it: a dataset whose rows from the returned
+// count on are the fold's validation rows (TrainOptions::validation_from).
+std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::size_t>& fold_of, std::size_t k,
+                         data::Dataset& out) {
+  out = data::Dataset();
+  out.source = dataset.source;
+  out.features = dataset.features;
+  out.targets = dataset.targets;
+  out.feature_names = dataset.feature_names;
+  out.target_names = dataset.target_names;
+  out.task = dataset.task;
+  out.class_names = dataset.class_names;
+  out.rows = dataset.rows;
+  out.x.reserve(dataset.x.size());
+  out.y.reserve(dataset.y.size());
+  std::size_t training = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < dataset.rows; ++i) {
+      if ((fold_of[i] == k) != (pass == 1)) continue;
+      out.x.insert(out.x.end(), dataset.x.begin() + static_cast<std::ptrdiff_t>(i * dataset.features),
+                   dataset.x.begin() + static_cast<std::ptrdiff_t>((i + 1) * dataset.features));
+      out.y.insert(out.y.end(), dataset.y.begin() + static_cast<std::ptrdiff_t>(i * dataset.targets),
+                   dataset.y.begin() + static_cast<std::ptrdiff_t>((i + 1) * dataset.targets));
+      if (pass == 0) ++training;
+    }
+  }
+  return training;
+}
+
+// Why these settings rule out cross-validation ("" when they do not): each needs one growth.
+std::string settings_ruling_out_folds(const Config& config, bool resuming, bool checkpoints) {
+  if (resuming) return "a resumed run continues the growth its checkpoint saved";
+  if (!config.data.validation_path.empty()) return "a separate validation file is given";
+  if (checkpoints) return "checkpoints save one growth, and cross-validation runs several";
+  if (config.stopping.refit)
+    return "stopping.refit grows again after a hold-out, and cross-validation grows on every row already";
+  if (config.refine.every > 0 || config.refine.at_end)
+    return "refinement keeps or rolls back its steps by the held-out validation rows";
+  if (config.stopping.max_seconds > 0) return "stopping.max_seconds limits one growth";
+  return "";
+}
+
+[[noreturn]] void throw_folds_refused(std::size_t folds, const std::string& why) {
+  throw InputError(fmt::format("data.folds {}: {}; set data.folds to 0 (--folds 0) to hold out validation rows instead",
+                               folds, why));
+}
+
+// While alive, info messages are not shown: a fold's growth says what the final one will say
+// again (the output ridge it chose, ...), ten times over.
+class FoldLogScope {
+ public:
+  FoldLogScope() : previous_(spdlog::get_level()) {
+    if (previous_ < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
+  }
+  ~FoldLogScope() { spdlog::set_level(previous_); }
+  FoldLogScope(const FoldLogScope&) = delete;
+  FoldLogScope& operator=(const FoldLogScope&) = delete;
+
+ private:
+  spdlog::level::level_enum previous_;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
+
+}  // namespace
+
+std::size_t cross_validation_folds(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
+  const std::size_t asked = config.data.folds;
+  if (asked == 0) return 0;
+  const bool automatic = asked == kFoldsAuto;
+  const std::size_t folds = automatic ? kAutoFolds : asked;
+  if (automatic) {
+    // Only small data, with validation asked for, and enough rows for every fold.
+    if (config.data.validation <= 0 || dataset.rows < 10 * folds) return 0;
+    const double pool = static_cast<double>(std::min(config.candidates.pool, dataset.rows));
+    const double work =
+        static_cast<double>(dataset.rows) * pool * static_cast<double>(config.candidates.width_factors.size());
+    if (work > kCrossValidationMaxWork) return 0;
+  }
+  std::string why = settings_ruling_out_folds(config, options.resume != nullptr, options.checkpoint_every > 0);
+  if (why.empty() && options.validation_from > 0) why = "a separate validation file is given";
+  if (why.empty() && dataset.rows < 2 * folds) why = fmt::format("{} rows are too few for {} folds", dataset.rows, folds);
+  if (why.empty() && dataset.task == data::Task::classification) {
+    std::vector<std::size_t> count(dataset.class_names.size(), 0);
+    for (std::size_t i = 0; i < dataset.rows && i < dataset.y.size(); ++i) {
+      const auto c = static_cast<std::size_t>(dataset.y[i]);
+      if (c < count.size()) ++count[c];
+    }
+    for (std::size_t c = 0; c < count.size() && why.empty(); ++c)
+      if (count[c] < folds)
+        why = fmt::format("class '{}' has {} rows, fewer than the {} folds", dataset.class_names[c], count[c], folds);
+  }
+  if (!why.empty()) {
+    if (automatic) return 0;
+    throw_folds_refused(asked, why);
+  }
+  return folds;
+}
+
+void check_folds_request(const Config& config, bool resuming) {
+  if (config.data.folds == 0 || config.data.folds == kFoldsAuto) return;
+  const std::string why = settings_ruling_out_folds(config, resuming, config.output.checkpoint_every > 0);
+  if (!why.empty()) throw_folds_refused(config.data.folds, why);
+}
+
+Config resolve_auto_arithmetic(const Config& config, std::size_t folds) {
+  Config out = config;
+  if (out.trainer.precision == Precision::auto_select)
+    out.trainer.precision = folds > 0 ? Precision::float64 : Precision::float32;
+  if (out.trainer.dependency_tol == kDependencyTolAuto)
+    out.trainer.dependency_tol = out.trainer.precision == Precision::float64 ? 1e-9 : 1e-4;
+  return out;
+}
+
+std::vector<std::vector<double>> cross_validation_width_sets(const std::vector<double>& width_factors) {
+  std::vector<std::vector<double>> sets{width_factors};
+  if (width_factors.size() > 1) {
+    std::vector<double> wider = width_factors;
+    wider.erase(std::min_element(wider.begin(), wider.end()));
+    sets.push_back(wider);
+  }
+  return sets;
+}
+
+namespace detail {
+
+TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                                  std::size_t folds, const GrowFunction& grow) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const std::vector<std::size_t> fold_of =
+      data::fold_assignment(dataset.rows, folds, config.data.seed, fold_labels(dataset, config));
+  CrossValidationReport report;
+  report.folds = folds;
+  report.width_sets = cross_validation_width_sets(config.candidates.width_factors);
+
+  spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
+               config.stopping.max_nodes);
+  std::size_t best_set = 0, best_nodes = 0;
+  double best_mse = std::numeric_limits<double>::infinity(), best_accuracy = -1;
+  std::vector<std::vector<double>> ridges(report.width_sets.size());
+  data::Dataset fold;
+  for (std::size_t s = 0; s < report.width_sets.size(); ++s) {
+    std::vector<std::vector<double>> curves;      // per fold: validation RMSE at 0, 1, ... nodes
+    std::vector<std::vector<double>> accuracies;  // and their accuracy (classification)
+    for (std::size_t k = 0; k < folds; ++k) {
+      Config c = config;
+      c.candidates.width_factors = report.width_sets[s];
+      c.data.folds = 0;
+      c.data.validation_path.clear();
+      c.stopping.patience = 0;  // every fold grows to max_nodes: the mean curve needs them all
+      TrainOptions o;
+      o.stop_requested = options.stop_requested;
+      o.hooks = options.hooks;
+      o.data_sha256 = options.data_sha256;
+      o.validation_from = fold_dataset(dataset, fold_of, k, fold);
+      const double unscored = std::numeric_limits<double>::quiet_NaN();
+      std::vector<double> curve(1, unscored), hits(1, unscored);
+      o.on_iteration = [&](const IterationRecord& rec) {
+        if (options.on_fold_iteration) options.on_fold_iteration(rec);
+        if (rec.dependent || !(rec.val_rmse >= 0)) return;
+        curve.resize(rec.nodes + 1, unscored);
+        hits.resize(rec.nodes + 1, unscored);
+        curve[rec.nodes] = rec.val_rmse;
+        hits[rec.nodes] = rec.val_accuracy;
+      };
+      spdlog::debug("cross-validation: widths {} fold {} of {}", fmt::join(report.width_sets[s], ","), k + 1, folds);
+      TrainResult r;
+      {
+        const FoldLogScope quiet;
+        r = grow(fold, c, o);
+      }
+      if (r.interrupted) {
+        TrainResult stopped;
+        stopped.interrupted = true;
+        stopped.nothing_to_save = true;
+        stopped.stop_reason = "interrupted";
+        return stopped;
+      }
+      curve[0] = r.zero_node_val_rmse;
+      hits[0] = r.zero_node_val_accuracy;
+      curves.push_back(std::move(curve));
+      accuracies.push_back(std::move(hits));
+      ridges[s].push_back(r.output_ridge);
+    }
+    std::size_t common = curves.front().size();
+    for (const std::vector<double>& curve : curves) common = std::min(common, curve.size());
+    for (std::size_t m = 0; m < common; ++m) {
+      double mse = 0;
+      for (const std::vector<double>& curve : curves) mse += curve[m] * curve[m];
+      mse /= static_cast<double>(curves.size());
+      if (mse < best_mse) {  // NaN (a node count some fold never scored) never wins
+        best_mse = mse;
+        best_set = s;
+        best_nodes = m;
+        double hit = 0;
+        for (const std::vector<double>& a : accuracies) hit += a[m];
+        best_accuracy = hit / static_cast<double>(accuracies.size());
+      }
+    }
+  }
+  if (!std::isfinite(best_mse))
+    throw RuntimeError("cross-validation: no fold produced a validation error to choose by");
+
+  report.widths = report.width_sets[best_set];
+  report.nodes = best_nodes;
+  report.rmse = std::sqrt(best_mse);
+  report.accuracy = dataset.task == data::Task::classification ? best_accuracy : -1;
+  report.output_ridge = config.trainer.output_ridge == kOutputRidgeAuto ? median(ridges[best_set])
+                                                                          : config.trainer.output_ridge;
+  report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
+               fmt::join(report.widths, ","), report.nodes, report.rmse, report.seconds);
+
+  Config all = config;
+  all.candidates.width_factors = report.widths;
+  all.data.folds = 0;
+  all.data.validation = 0;
+  all.data.validation_path.clear();
+  all.stopping.max_nodes = report.nodes;
+  all.stopping.goal = 0;  // exactly the chosen count: a goal met on the folds' rows says nothing here
+  all.stopping.refit = false;
+  all.trainer.output_ridge = report.output_ridge;
+  TrainOptions final_options = options;
+  final_options.validation_from = 0;
+  final_options.state_in_result = false;
+  TrainResult result = grow(dataset, all, final_options);
+  if (result.interrupted) {
+    // Its checkpoint would resume a run with another configuration than the one saved with it.
+    result.nothing_to_save = true;
+    return result;
+  }
+  result.network.training_state.clear();
+  std::vector<std::size_t> rows(dataset.rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  result.train_scores = score_rows(result.network, dataset, rows);
+  result.stop_reason = fmt::format("{}-fold cross-validation chose {} nodes", folds, report.nodes);
+  result.cross_validation = report;
+  return result;
+}
+
+}  // namespace detail
+}  // namespace rbf::model

@@ -1,0 +1,55 @@
+// K-fold cross-validation for small data (data.folds): the node count and the width factors
+// chosen on the folds' validation errors, then the chosen model grown on every row.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "data/dataset.hpp"
+#include "model/config.hpp"
+#include "model/trainer.hpp"
+
+namespace rbf::model {
+
+// data.folds auto: this many folds while training rows x candidates stays at most
+// kCrossValidationMaxWork (about 5,000 rows at the default pool and widths), where every
+// fold grows a whole model in well under a second; larger data holds out validation rows.
+constexpr std::size_t kAutoFolds = 5;
+constexpr double kCrossValidationMaxWork = 1.6e7;
+
+// The fold count of this run, 0 = hold out validation rows. auto gives kAutoFolds when the
+// data are small and nothing rules cross-validation out (a validation file, no validation,
+// checkpoints, a resumed run, a refit, refinement, a time limit, too few rows of a class); an
+// explicit count that cannot be honoured is an InputError naming the key.
+std::size_t cross_validation_folds(const data::Dataset& dataset, const Config& config, const TrainOptions& options);
+
+// An InputError naming data.folds when it asks for a fold count that the other settings rule
+// out (checkpoints, a resumed run, a validation file, a refit, refinement, a time limit):
+// checked before the data are read.
+void check_folds_request(const Config& config, bool resuming);
+
+// `config` with trainer.precision and trainer.dependency_tol made concrete: auto precision is
+// float64 when cross-validating (wide Gaussians stay independent enough to grow only there,
+// and small data make it cheap), float32 otherwise; auto tolerance 1e-4 in float32, 1e-9 in
+// float64.
+Config resolve_auto_arithmetic(const Config& config, std::size_t folds);
+
+// The width factors cross-validation tries: candidates.width_factors, and the same without
+// its narrowest factor (smooth targets do better with only the wider Gaussians).
+std::vector<std::vector<double>> cross_validation_width_sets(const std::vector<double>& width_factors);
+
+namespace detail {
+
+// One growth on `dataset` as `config` says (the trainer's, without cross-validation).
+using GrowFunction = std::function<TrainResult(const data::Dataset&, const Config&, const TrainOptions&)>;
+
+// Grows every width set on every fold to stopping.max_nodes (no early stopping), picks the
+// width set and node count (0 included) with the lowest mean validation MSE, and grows that
+// model on every row; its output ridge is the median of the folds' choices when
+// trainer.output_ridge is auto.
+TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                                  std::size_t folds, const GrowFunction& grow);
+
+}  // namespace detail
+}  // namespace rbf::model

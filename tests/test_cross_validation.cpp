@@ -1,0 +1,226 @@
+// Tests of data.folds: the fold assignment, when auto cross-validates, what it chooses, and
+// that the chosen model is the one grown on every row.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "data/errors.hpp"
+#include "data/split.hpp"
+#include "data/synthetic.hpp"
+#include "model/cross_validation.hpp"
+#include "model/trainer.hpp"
+
+using namespace rbf;
+
+namespace {
+
+model::Config cv_config() {
+  model::Config c;
+  c.stopping.max_nodes = 40;
+  c.candidates.pool = 200;
+  c.logging.progress = false;
+  c.trainer.threads = 2;
+  c.backend.kind = model::BackendKind::cpu;
+  return c;
+}
+
+// y = 1 + 2 x1 - x2 + noise: the linear terms explain it, and Gaussians only fit the noise.
+data::Dataset linear_data(std::size_t rows) {
+  data::Dataset ds;
+  ds.source = "linear";
+  ds.rows = rows;
+  ds.features = 3;
+  ds.targets = 1;
+  data::SplitMix64 rng(5);
+  for (std::size_t i = 0; i < rows * 3; ++i) ds.x.push_back(rng.uniform() * 2 - 1);
+  for (std::size_t i = 0; i < rows; ++i)
+    ds.y.push_back(1 + 2 * ds.x[i * 3] - ds.x[i * 3 + 1] + 0.3 * rng.normal());
+  ds.feature_names = {"x1", "x2", "x3"};
+  ds.target_names = {"y"};
+  return ds;
+}
+
+data::Dataset two_classes(std::size_t rows, std::size_t rare) {
+  data::Dataset ds;
+  ds.source = "classes";
+  ds.rows = rows;
+  ds.features = 2;
+  ds.targets = 1;
+  ds.task = data::Task::classification;
+  ds.class_names = {"common", "rare"};
+  data::SplitMix64 rng(9);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const bool is_rare = i < rare;
+    ds.x.push_back(rng.normal() + (is_rare ? 2.0 : 0.0));
+    ds.x.push_back(rng.normal());
+    ds.y.push_back(is_rare ? 1.0 : 0.0);
+  }
+  ds.feature_names = {"a", "b"};
+  ds.target_names = {"class"};
+  return ds;
+}
+
+std::string input_error(const data::Dataset& ds, const model::Config& c, const model::TrainOptions& o = {}) {
+  try {
+    model::cross_validation_folds(ds, c, o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("folds: every row in one fold, fold sizes within one, the same seed the same folds") {
+  const std::vector<std::size_t> f = data::fold_assignment(103, 5, 11);
+  std::vector<std::size_t> size(5, 0);
+  for (std::size_t k : f) {
+    REQUIRE(k < 5);
+    ++size[k];
+  }
+  CHECK(*std::max_element(size.begin(), size.end()) - *std::min_element(size.begin(), size.end()) <= 1);
+  CHECK(data::fold_assignment(103, 5, 11) == f);
+  CHECK(data::fold_assignment(103, 5, 12) != f);
+  // Shuffled: the first rows are not dealt 0, 1, 2, ... in order.
+  std::vector<std::size_t> dealt(f.begin(), f.begin() + 10);
+  CHECK(dealt != std::vector<std::size_t>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4});
+}
+
+TEST_CASE("folds: stratified, each fold holds each class in proportion") {
+  std::vector<std::size_t> labels;
+  for (std::size_t i = 0; i < 100; ++i) labels.push_back(i < 80 ? 0 : (i < 95 ? 1 : 2));
+  const std::vector<std::size_t> f = data::fold_assignment(labels.size(), 5, 3, labels);
+  std::vector<std::vector<std::size_t>> count(5, std::vector<std::size_t>(3, 0));
+  for (std::size_t i = 0; i < labels.size(); ++i) ++count[f[i]][labels[i]];
+  for (std::size_t k = 0; k < 5; ++k) {
+    CHECK(count[k][0] == 16);
+    CHECK(count[k][1] == 3);
+    CHECK(count[k][2] == 1);
+  }
+}
+
+TEST_CASE("folds: auto cross-validates small data only, and not where a run rules it out") {
+  const data::Dataset small = data::make_friedman1(300, 5, 0.5, 1);
+  model::Config c = cv_config();
+  CHECK(model::cross_validation_folds(small, c, {}) == model::kAutoFolds);
+  c.data.folds = 0;
+  CHECK(model::cross_validation_folds(small, c, {}) == 0);
+  c.data.folds = 3;
+  CHECK(model::cross_validation_folds(small, c, {}) == 3);
+
+  model::Config automatic = cv_config();
+  // Larger data: rows x candidates over the limit holds out validation rows instead.
+  automatic.candidates.pool = 20000;
+  const data::Dataset large = data::make_friedman1(6000, 5, 0.5, 1);
+  CHECK(model::cross_validation_folds(large, automatic, {}) == 0);
+  automatic = cv_config();
+  automatic.data.validation = 0;
+  CHECK(model::cross_validation_folds(small, automatic, {}) == 0);
+  automatic = cv_config();
+  automatic.stopping.max_seconds = 5;
+  CHECK(model::cross_validation_folds(small, automatic, {}) == 0);
+  model::TrainOptions checkpoints;
+  checkpoints.checkpoint_every = 10;
+  CHECK(model::cross_validation_folds(small, cv_config(), checkpoints) == 0);
+  model::TrainOptions validation_file;
+  validation_file.validation_from = 200;
+  CHECK(model::cross_validation_folds(small, cv_config(), validation_file) == 0);
+  CHECK(model::cross_validation_folds(data::make_friedman1(40, 5, 0.5, 1), cv_config(), {}) == 0);
+}
+
+TEST_CASE("folds: an explicit count that cannot be honoured names the key and the way out") {
+  const data::Dataset small = data::make_friedman1(300, 5, 0.5, 1);
+  model::Config c = cv_config();
+  c.data.folds = 5;
+  model::TrainOptions checkpoints;
+  checkpoints.checkpoint_every = 10;
+  CHECK(input_error(small, c, checkpoints) ==
+        "data.folds 5: checkpoints save one growth, and cross-validation runs several; set data.folds to 0 "
+        "(--folds 0) to hold out validation rows instead");
+  c.data.folds = 10;
+  CHECK(input_error(two_classes(200, 6), c) ==
+        "data.folds 10: class 'rare' has 6 rows, fewer than the 10 folds; set data.folds to 0 (--folds 0) to hold "
+        "out validation rows instead");
+  // auto quietly holds out instead.
+  c.data.folds = model::kFoldsAuto;
+  CHECK(model::cross_validation_folds(two_classes(200, 3), c, {}) == 0);
+}
+
+TEST_CASE("folds: auto arithmetic is float64 with a fine tolerance when cross-validating, else float32") {
+  const model::Config c = cv_config();
+  const model::Config cv = model::resolve_auto_arithmetic(c, 5);
+  CHECK(cv.trainer.precision == model::Precision::float64);
+  CHECK(cv.trainer.dependency_tol == 1e-9);
+  const model::Config held = model::resolve_auto_arithmetic(c, 0);
+  CHECK(held.trainer.precision == model::Precision::float32);
+  CHECK(held.trainer.dependency_tol == 1e-4);
+  model::Config asked = c;
+  asked.trainer.precision = model::Precision::float32;
+  asked.trainer.dependency_tol = 1e-3;
+  const model::Config kept = model::resolve_auto_arithmetic(asked, 5);
+  CHECK(kept.trainer.precision == model::Precision::float32);
+  CHECK(kept.trainer.dependency_tol == 1e-3);
+  CHECK(model::cross_validation_width_sets({0.5, 1, 2}) ==
+        std::vector<std::vector<double>>{{0.5, 1, 2}, {1, 2}});
+  CHECK(model::cross_validation_width_sets({1}) == std::vector<std::vector<double>>{{1}});
+}
+
+TEST_CASE("cross-validation: the chosen node count and widths grown on every row, as a direct run grows them") {
+  const data::Dataset ds = data::make_friedman1(400, 5, 0.5, 3);
+  const model::TrainResult r = model::train(ds, cv_config());
+  const model::CrossValidationReport& cv = r.cross_validation;
+  REQUIRE(cv.folds == model::kAutoFolds);
+  CHECK(cv.width_sets.size() == 2);
+  CHECK(cv.nodes > 5);  // Friedman's target needs Gaussians
+  CHECK(cv.nodes <= 40);
+  CHECK(cv.rmse > 0);
+  CHECK(r.network.nodes() == cv.nodes);
+  CHECK(r.network.training_state.empty());
+  CHECK(r.train_scores.rows == ds.rows);
+  CHECK(r.stop_reason == "5-fold cross-validation chose " + std::to_string(cv.nodes) + " nodes");
+
+  model::Config direct = cv_config();
+  direct.data.folds = 0;
+  direct.data.validation = 0;
+  direct.stopping.max_nodes = cv.nodes;
+  direct.candidates.width_factors = cv.widths;
+  direct.trainer.output_ridge = cv.output_ridge;
+  direct.trainer.precision = model::Precision::float64;
+  direct.trainer.dependency_tol = 1e-9;
+  const model::TrainResult d = model::train(ds, direct);
+  CHECK(d.network.centers == r.network.centers);
+  CHECK(d.network.weights == r.network.weights);
+  CHECK(d.network.widths == r.network.widths);
+}
+
+TEST_CASE("cross-validation: on a linear target it keeps hardly any Gaussians") {
+  const model::TrainResult r = model::train(linear_data(300), cv_config());
+  REQUIRE(r.cross_validation.folds == model::kAutoFolds);
+  CHECK(r.cross_validation.nodes <= 2);  // of 40 grown: more only fit the noise
+  CHECK(r.network.nodes() == r.cross_validation.nodes);
+  CHECK(r.cross_validation.rmse < 0.31);
+  CHECK(r.network.linear.size() == 3);
+  CHECK(r.train_scores.rmse < 0.33);  // the noise's standard deviation is 0.3
+}
+
+TEST_CASE("cross-validation: a stop during the folds leaves nothing to save") {
+  std::atomic<bool> stop{false};
+  model::TrainOptions o;
+  o.stop_requested = &stop;
+  std::size_t seen = 0;
+  o.on_fold_iteration = [&](const model::IterationRecord&) {
+    if (++seen == 3) stop.store(true);
+  };
+  std::size_t final_iterations = 0;
+  o.on_iteration = [&](const model::IterationRecord&) { ++final_iterations; };
+  const model::TrainResult r = model::train(data::make_friedman1(300, 5, 0.5, 2), cv_config(), o);
+  CHECK(r.interrupted);
+  CHECK(r.nothing_to_save);
+  CHECK(r.network.nodes() == 0);
+  CHECK(seen == 3);
+  CHECK(final_iterations == 0);
+}
