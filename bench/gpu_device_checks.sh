@@ -43,7 +43,7 @@ if has tests; then
 fi
 if has ctest; then
   echo "== ctest"
-  (cd "$build" && timeout 200 "$ctest_bin" -j8 --output-on-failure) > "$out/ctest.txt" 2>&1 || status=1
+  (cd "$build" && timeout 400 "$ctest_bin" -j16 --output-on-failure) > "$out/ctest.txt" 2>&1 || status=1
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.txt" | tail -20
 fi
 if has memcheck; then
