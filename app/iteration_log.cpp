@@ -66,10 +66,7 @@ void IterationLog::record(const model::IterationRecord& r) {
       throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
   }
   if (progress_) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "\r  %s   ", line_.text(r, elapsed).c_str());
-    std::fflush(stderr);
-    progress_shown_ = true;
+    show_progress(r);
     return;
   }
   std::string val;
@@ -81,6 +78,23 @@ void IterationLog::record(const model::IterationRecord& r) {
               "train_rmse {:.5g} (standardized){}{}",
               r.iteration, r.nodes, r.backend, r.total_ms, r.select_ms, r.add_ms, r.update_ms, r.evaluate_ms,
               r.train_rmse, val, r.dependent ? " (dependent candidate skipped)" : "");
+}
+
+void IterationLog::show_progress(const model::IterationRecord& r) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // Clears to the end of the line: a fold's line can be longer than the next one.
+  std::fprintf(stderr, "\r  %s\x1b[K", line_.text(r, elapsed).c_str());
+  std::fflush(stderr);
+  progress_shown_ = true;
+}
+
+void IterationLog::begin_growth(const std::string& growth, std::size_t max_nodes) {
+  finish();  // the previous growth's last line stays on the screen
+  line_ = ProgressLine(max_nodes, growth);
+}
+
+void IterationLog::record_fold(const model::IterationRecord& r) {
+  if (progress_) show_progress(r);
 }
 
 void IterationLog::finish() {

@@ -30,6 +30,11 @@ class IterationLog {
   IterationLog& operator=(const IterationLog&) = delete;
 
   void record(const model::IterationRecord& rec);
+  // A cross-validated run: the next growth is `growth` (TrainOptions::on_growth_start), to
+  // `max_nodes` nodes; the progress line starts with it and counts to that.
+  void begin_growth(const std::string& growth, std::size_t max_nodes);
+  // An iteration of a fold's growth: on the progress line only, not in the CSV or the log.
+  void record_fold(const model::IterationRecord& rec);
   // Ends the progress line, if one is showing.
   void finish();
 
@@ -38,6 +43,7 @@ class IterationLog {
 
  private:
   void open_csv();
+  void show_progress(const model::IterationRecord& rec);
 
   data::OutputTarget target_;
   bool append_ = false;

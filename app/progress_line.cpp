@@ -29,8 +29,9 @@ std::string ProgressLine::text(const model::IterationRecord& r, double elapsed_s
   if (recent_ms_.size() > kRecentIterations) recent_ms_.pop_front();
   const double ms_per_node =
       std::accumulate(recent_ms_.begin(), recent_ms_.end(), 0.0) / static_cast<double>(recent_ms_.size());
-  std::string line = fmt::format("node {}/{}  {}  {:.2f} ms/node  train_rmse {:.5g}", r.nodes, max_nodes_, r.backend,
-                                 ms_per_node, r.train_rmse);
+  std::string line = label_.empty() ? std::string() : label_ + ": ";
+  line += fmt::format("node {}/{}  {}  {:.2f} ms/node  train_rmse {:.5g}", r.nodes, max_nodes_, r.backend,
+                      ms_per_node, r.train_rmse);
   if (r.val_rmse >= 0) line += fmt::format("  val_rmse {:.5g}", r.val_rmse);
   if (r.val_accuracy >= 0) line += fmt::format("  val_acc {:.4f}", r.val_accuracy);
   line += "  elapsed " + duration_text(elapsed_s);

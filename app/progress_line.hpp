@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <string>
+#include <utility>
 
 #include "model/trainer.hpp"
 
@@ -15,13 +16,16 @@ std::string duration_text(double seconds);
 
 class ProgressLine {
  public:
-  explicit ProgressLine(std::size_t max_nodes) : max_nodes_(max_nodes) {}
+  // `label`, when given, starts the line: which growth of a cross-validated run it shows.
+  explicit ProgressLine(std::size_t max_nodes, std::string label = "")
+      : max_nodes_(max_nodes), label_(std::move(label)) {}
 
   // The line for `rec`, `elapsed_s` seconds into the run.
   std::string text(const model::IterationRecord& rec, double elapsed_s);
 
  private:
   std::size_t max_nodes_;
+  std::string label_;
   std::deque<double> recent_ms_;  // the last iterations' times, for the estimate
 };
 

@@ -170,6 +170,10 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
                    /*append=*/!resume_from.empty());
   options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
+  options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
+  options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes) {
+    log.begin_growth(growth, max_nodes);
+  };
   options.checkpoint_every = config.output.checkpoint_every;
   // The trainer fills in the backend; everything else about where the model came from is ours.
   auto stamp = [&provenance](model::Network& net) {

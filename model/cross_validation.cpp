@@ -200,7 +200,10 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
         curve[rec.nodes] = rec.val_rmse;
         hits[rec.nodes] = rec.val_accuracy;
       };
-      spdlog::debug("cross-validation: widths {} fold {} of {}", fmt::join(report.width_sets[s], ","), k + 1, folds);
+      const std::string growth =
+          fmt::format("cross-validation fold {} of {}, widths {}", k + 1, folds, fmt::join(report.width_sets[s], ","));
+      spdlog::debug("{}", growth);
+      if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
       TrainResult r;
       {
         const FoldLogScope quiet;
@@ -245,8 +248,6 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   report.output_ridge = config.trainer.output_ridge == kOutputRidgeAuto ? median(ridges[best_set])
                                                                           : config.trainer.output_ridge;
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
-               fmt::join(report.widths, ","), report.nodes, report.rmse, report.seconds);
 
   Config all = config;
   all.candidates.width_factors = report.widths;
@@ -257,6 +258,9 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   all.stopping.goal = 0;  // exactly the chosen count: a goal met on the folds' rows says nothing here
   all.stopping.refit = false;
   all.trainer.output_ridge = report.output_ridge;
+  if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
+  spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
+               fmt::join(report.widths, ","), report.nodes, report.rmse, report.seconds);
   TrainOptions final_options = options;
   final_options.validation_from = 0;
   final_options.state_in_result = false;

@@ -118,6 +118,9 @@ struct TrainOptions {
   // Sees every iteration of the cross-validation folds' growths (data.folds), which
   // on_iteration does not: the result's iterations are those of the model on every row.
   IterationCallback on_fold_iteration;
+  // Called before each growth of a cross-validated run: what it grows ("cross-validation fold
+  // 2 of 5, widths 1,2", then "all rows") and to how many nodes, for progress displays.
+  std::function<void(const std::string& growth, std::size_t max_nodes)> on_growth_start;
   // Every `checkpoint_every` iterations (0: never) on_checkpoint receives the best model so
   // far with its training_state filled in: a file to predict with and to resume from.
   std::size_t checkpoint_every = 0;
