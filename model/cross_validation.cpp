@@ -3,7 +3,6 @@
 #include "model/cross_validation.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -56,6 +55,13 @@ std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::si
     }
   }
   return training;
+}
+
+// "0.5,1,2": width factors for messages.
+std::string widths_text(const std::vector<double>& widths) {
+  std::string text;
+  for (double w : widths) text += (text.empty() ? "" : ",") + fmt::format("{}", w);
+  return text;
 }
 
 // Why these settings rule out cross-validation ("" when they do not): each needs one growth.
@@ -201,7 +207,7 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
         hits[rec.nodes] = rec.val_accuracy;
       };
       const std::string growth =
-          fmt::format("cross-validation fold {} of {}, widths {}", k + 1, folds, fmt::join(report.width_sets[s], ","));
+          fmt::format("cross-validation fold {} of {}, widths {}", k + 1, folds, widths_text(report.width_sets[s]));
       spdlog::debug("{}", growth);
       if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
       TrainResult r;
@@ -260,7 +266,7 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   all.trainer.output_ridge = report.output_ridge;
   if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
   spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
-               fmt::join(report.widths, ","), report.nodes, report.rmse, report.seconds);
+               widths_text(report.widths), report.nodes, report.rmse, report.seconds);
   TrainOptions final_options = options;
   final_options.validation_from = 0;
   final_options.state_in_result = false;
