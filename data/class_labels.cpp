@@ -45,4 +45,10 @@ std::vector<std::string> assign_class_indices(const std::vector<std::string_view
   return names;
 }
 
+std::vector<std::size_t> class_of_rows(const Dataset& ds) {
+  std::vector<std::size_t> labels(ds.rows);
+  for (std::size_t i = 0; i < ds.rows; ++i) labels[i] = static_cast<std::size_t>(ds.y[i]);
+  return labels;
+}
+
 }  // namespace rbf::data

@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "data/class_labels.hpp"
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/fit_scores.hpp"
@@ -21,11 +22,8 @@ namespace {
 
 // The class of each row for a stratified assignment; empty for regression or unstratified.
 std::vector<std::size_t> fold_labels(const data::Dataset& dataset, const Config& config) {
-  std::vector<std::size_t> labels;
-  if (dataset.task != data::Task::classification || !config.data.stratify) return labels;
-  labels.resize(dataset.rows);
-  for (std::size_t i = 0; i < dataset.rows; ++i) labels[i] = static_cast<std::size_t>(dataset.y[i]);
-  return labels;
+  if (dataset.task != data::Task::classification || !config.data.stratify) return {};
+  return data::class_of_rows(dataset);
 }
 
 // The rows outside fold `k`, then the rows in it: a dataset whose rows from the returned

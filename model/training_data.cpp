@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "data/class_labels.hpp"
 #include "data/errors.hpp"
 #include "data/split.hpp"
 #include "model/linear_terms.hpp"
@@ -56,9 +57,7 @@ data::Split validation_split(const data::Dataset& ds, const Config& config, std:
   }
   if (ds.task != data::Task::classification || !config.data.stratify)
     return data::train_validation_split(ds.rows, config.data.validation, config.data.seed);
-  std::vector<std::size_t> labels(ds.rows);
-  for (std::size_t i = 0; i < ds.rows; ++i) labels[i] = static_cast<std::size_t>(ds.y[i]);
-  return data::stratified_split(labels, config.data.validation, config.data.seed);
+  return data::stratified_split(data::class_of_rows(ds), config.data.validation, config.data.seed);
 }
 
 PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/csv_reader.hpp"
+#include "data/class_labels.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
 #include "cpu/eigen_backend.hpp"
@@ -340,8 +341,7 @@ model::FitScores held_out_score(const data::Dataset& ds, double fraction) {
   cfg.trainer.threads = 2;
   cfg.backend.kind = model::BackendKind::cpu;
   const data::Split split = ds.task == data::Task::classification
-                                ? data::stratified_split(std::vector<std::size_t>(ds.y.begin(), ds.y.end()), fraction,
-                                                         cfg.data.seed)
+                                ? data::stratified_split(data::class_of_rows(ds), fraction, cfg.data.seed)
                                 : data::train_validation_split(ds.rows, fraction, cfg.data.seed);
   const model::TrainResult res = model::train(rows_of(ds, split.train), cfg);
   CHECK(res.cross_validation.folds == 5);
