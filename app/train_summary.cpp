@@ -67,9 +67,17 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
     std::string widths;
     for (double w : cv.widths) widths += (widths.empty() ? "" : ", ") + format_number(w);
     const std::string accuracy = cv.accuracy >= 0 ? ", accuracy " + format_number(cv.accuracy) : "";
-    std::printf("  kept %zu nodes with widths %s x sigma0, chosen by %zu-fold cross-validation in %.3f s "
-                "(mean validation RMSE %.6g%s), then grown on all %zu rows\n",
-                net.nodes(), widths.c_str(), cv.folds, cv.seconds, cv.rmse, accuracy.c_str(), result.train_rows);
+    // Widths mean nothing without Gaussians: say what the model is instead.
+    const std::string kept = net.nodes() > 0 ? std::to_string(net.nodes()) + " nodes with widths " + widths + " x sigma0"
+                             : result.linear_ridge >= 0 ? std::string("0 nodes (linear terms and bias only)")
+                                                        : std::string("0 nodes (the bias only)");
+    std::printf("  kept %s, chosen by %zu-fold cross-validation in %.3f s (mean validation RMSE %.6g%s), then grown "
+                "on all %zu rows\n",
+                kept.c_str(), cv.folds, cv.seconds, cv.rmse, accuracy.c_str(), result.train_rows);
+    if (cv.lowest_nodes != cv.nodes)
+      std::printf("  %zu node%s scored lowest (mean validation RMSE %.6g), within one standard error of no "
+                  "Gaussians: kept the simpler model\n",
+                  cv.lowest_nodes, cv.lowest_nodes == 1 ? "" : "s", cv.lowest_rmse);
   } else {
     std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
   }
@@ -126,6 +134,7 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
     const model::CrossValidationReport& cv = result.cross_validation;
     json.begin_object().key("folds").value(cv.folds).key("nodes").value(cv.nodes);
     json.key("widths").numbers(cv.widths).key("rmse").value(cv.rmse);
+    json.key("lowest_nodes").value(cv.lowest_nodes).key("lowest_rmse").value(cv.lowest_rmse);
     json.key("accuracy");
     if (cv.accuracy >= 0) {
       json.value(cv.accuracy);

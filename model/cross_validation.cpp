@@ -164,6 +164,46 @@ std::vector<std::vector<double>> cross_validation_width_sets(const std::vector<d
 
 namespace detail {
 
+CrossValidationChoice choose_from_folds(const std::vector<FoldCurves>& per_set) {
+  CrossValidationChoice lowest, linear;  // the lowest mean MSE overall, and with no Gaussians
+  for (std::size_t s = 0; s < per_set.size(); ++s) {
+    const FoldCurves& f = per_set[s];
+    if (f.rmse.empty()) continue;
+    std::size_t common = f.rmse.front().size();
+    for (const std::vector<double>& curve : f.rmse) common = std::min(common, curve.size());
+    const double k = static_cast<double>(f.rmse.size());
+    for (std::size_t m = 0; m < common; ++m) {
+      CrossValidationChoice point;
+      point.set = s;
+      point.nodes = m;
+      point.mse = 0;
+      double square = 0, hit = 0;
+      for (std::size_t j = 0; j < f.rmse.size(); ++j) {
+        const double mse = f.rmse[j][m] * f.rmse[j][m];
+        point.mse += mse;
+        square += mse * mse;
+        if (j < f.accuracy.size() && m < f.accuracy[j].size()) hit += f.accuracy[j][m];
+      }
+      point.mse /= k;
+      if (!std::isfinite(point.mse)) continue;  // a node count some fold never scored
+      const double variance = k > 1 ? std::max(0.0, (square - k * point.mse * point.mse) / (k - 1)) : 0.0;
+      point.standard_error = std::sqrt(variance / k);
+      point.accuracy = hit / k;
+      if (point.mse < lowest.mse) lowest = point;
+      if (m == 0 && point.mse < linear.mse) linear = point;
+    }
+  }
+  // The one-standard-error rule (Breiman et al. 1984; Hastie, Tibshirani and Friedman,
+  // "Elements of Statistical Learning", 7.10), applied to whether to have Gaussians at all:
+  // within the folds' noise of the lowest, the model without them generalizes at least as well
+  // and varies less from sample to sample.
+  const bool keep_linear = lowest.nodes > 0 && linear.mse <= lowest.mse + lowest.standard_error;
+  CrossValidationChoice choice = keep_linear ? linear : lowest;
+  choice.lowest_nodes = lowest.nodes;
+  choice.lowest_mse = lowest.mse;
+  return choice;
+}
+
 TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
                                   std::size_t folds, const GrowFunction& grow) {
   using Clock = std::chrono::steady_clock;
@@ -176,13 +216,10 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
 
   spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
                config.stopping.max_nodes);
-  std::size_t best_set = 0, best_nodes = 0;
-  double best_mse = std::numeric_limits<double>::infinity(), best_accuracy = -1;
+  std::vector<FoldCurves> per_set(report.width_sets.size());
   std::vector<std::vector<double>> ridges(report.width_sets.size());
   data::Dataset fold;
   for (std::size_t s = 0; s < report.width_sets.size(); ++s) {
-    std::vector<std::vector<double>> curves;      // per fold: validation RMSE at 0, 1, ... nodes
-    std::vector<std::vector<double>> accuracies;  // and their accuracy (classification)
     for (std::size_t k = 0; k < folds; ++k) {
       Config c = config;
       c.candidates.width_factors = report.width_sets[s];
@@ -222,34 +259,21 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
       }
       curve[0] = r.zero_node_val_rmse;
       hits[0] = r.zero_node_val_accuracy;
-      curves.push_back(std::move(curve));
-      accuracies.push_back(std::move(hits));
+      per_set[s].rmse.push_back(std::move(curve));
+      per_set[s].accuracy.push_back(std::move(hits));
       ridges[s].push_back(r.output_ridge);
     }
-    std::size_t common = curves.front().size();
-    for (const std::vector<double>& curve : curves) common = std::min(common, curve.size());
-    for (std::size_t m = 0; m < common; ++m) {
-      double mse = 0;
-      for (const std::vector<double>& curve : curves) mse += curve[m] * curve[m];
-      mse /= static_cast<double>(curves.size());
-      if (mse < best_mse) {  // NaN (a node count some fold never scored) never wins
-        best_mse = mse;
-        best_set = s;
-        best_nodes = m;
-        double hit = 0;
-        for (const std::vector<double>& a : accuracies) hit += a[m];
-        best_accuracy = hit / static_cast<double>(accuracies.size());
-      }
-    }
   }
-  if (!std::isfinite(best_mse))
+  const CrossValidationChoice choice = choose_from_folds(per_set);
+  if (!std::isfinite(choice.mse))
     throw RuntimeError("cross-validation: no fold produced a validation error to choose by");
-
-  report.widths = report.width_sets[best_set];
-  report.nodes = best_nodes;
-  report.rmse = std::sqrt(best_mse);
-  report.accuracy = dataset.task == data::Task::classification ? best_accuracy : -1;
-  report.output_ridge = config.trainer.output_ridge == kOutputRidgeAuto ? median(ridges[best_set])
+  report.widths = report.width_sets[choice.set];
+  report.nodes = choice.nodes;
+  report.rmse = std::sqrt(choice.mse);
+  report.lowest_nodes = choice.lowest_nodes;
+  report.lowest_rmse = std::sqrt(choice.lowest_mse);
+  report.accuracy = dataset.task == data::Task::classification ? choice.accuracy : -1;
+  report.output_ridge = config.trainer.output_ridge == kOutputRidgeAuto ? median(ridges[choice.set])
                                                                           : config.trainer.output_ridge;
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -265,6 +289,10 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
   spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
                widths_text(report.widths), report.nodes, report.rmse, report.seconds);
+  if (report.lowest_nodes != report.nodes)
+    spdlog::info("cross-validation: {} node{} scored lowest (mean validation RMSE {:.6g}), within one standard error "
+                 "of no Gaussians, so none are kept",
+                 report.lowest_nodes, report.lowest_nodes == 1 ? "" : "s", report.lowest_rmse);
   TrainOptions final_options = options;
   final_options.validation_from = 0;
   final_options.state_in_result = false;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "data/dataset.hpp"
@@ -41,11 +42,32 @@ std::vector<std::vector<double>> cross_validation_width_sets(const std::vector<d
 
 namespace detail {
 
+// Each fold's validation RMSE (and accuracy, for classes) at 0, 1, ... nodes, for one width set.
+struct FoldCurves {
+  std::vector<std::vector<double>> rmse;
+  std::vector<std::vector<double>> accuracy;
+};
+
+struct CrossValidationChoice {
+  std::size_t set = 0;
+  std::size_t nodes = 0;
+  double mse = std::numeric_limits<double>::infinity();  // mean over the folds
+  double standard_error = 0;                              // of that mean
+  double accuracy = -1;                                   // mean over the folds (classification)
+  std::size_t lowest_nodes = 0;                           // where the mean MSE is lowest
+  double lowest_mse = std::numeric_limits<double>::infinity();
+};
+
+// The width set and node count with the lowest mean validation MSE over the folds, except
+// that no Gaussians (0 nodes) are chosen when their mean is within one standard error of
+// that lowest mean.
+CrossValidationChoice choose_from_folds(const std::vector<FoldCurves>& per_set);
+
 // One growth on `dataset` as `config` says (the trainer's, without cross-validation).
 using GrowFunction = std::function<TrainResult(const data::Dataset&, const Config&, const TrainOptions&)>;
 
 // Grows every width set on every fold to stopping.max_nodes (no early stopping), picks the
-// width set and node count (0 included) with the lowest mean validation MSE, and grows that
+// width set and node count as choose_from_folds does, and grows that
 // model on every row; its output ridge is the median of the folds' choices when
 // trainer.output_ridge is auto.
 TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,

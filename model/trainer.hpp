@@ -51,6 +51,8 @@ struct CrossValidationReport {
   std::size_t nodes = 0;                          // the node count chosen (0: linear terms and bias only)
   double rmse = -1;                               // mean validation RMSE over the folds at that choice
   double accuracy = -1;                           // classification: their mean accuracy there
+  std::size_t lowest_nodes = 0;  // where the mean validation MSE is lowest; differs from nodes when
+  double lowest_rmse = -1;       // no Gaussians came within one standard error of it (then nodes = 0)
   double output_ridge = 0;                        // the median of the folds' output ridges, used on all rows
   double seconds = 0;                             // the fold runs, set-up included
 };

@@ -137,6 +137,8 @@ py::dict summary(const model::TrainResult& result) {
     folds["widths"] = cv.widths;
     folds["nodes"] = cv.nodes;
     folds["rmse"] = cv.rmse;
+    folds["lowest_nodes"] = cv.lowest_nodes;
+    folds["lowest_rmse"] = cv.lowest_rmse;
     folds["accuracy"] = cv.accuracy >= 0 ? py::object(py::float_(cv.accuracy)) : py::object(py::none());
     folds["output_ridge"] = cv.output_ridge;
     folds["seconds"] = cv.seconds;

@@ -24,6 +24,16 @@ def test_linear_data_is_fitted_to_rounding_without_nodes():
     assert model.fit_summary_["linear_ridge"] == 0.0
 
 
+def test_noisy_linear_data_keep_no_gaussians_by_default():
+    X, y = linear_data(300, seed=1)
+    y = y + np.random.default_rng(2).normal(scale=1.0, size=len(y))
+    model = RBFNetRegressor(max_nodes=20, threads=1).fit(X, y)
+    cv = model.fit_summary_["cross_validation"]
+    assert cv["nodes"] == model.n_nodes_ == 0  # Gaussians would only fit the noise
+    assert cv["lowest_rmse"] <= cv["rmse"]
+    assert model.score(X, y) > 0.95
+
+
 def test_off_leaves_them_out():
     X, y = linear_data()
     model = RBFNetRegressor(linear_terms="off", max_nodes=10, threads=1).fit(X, y)

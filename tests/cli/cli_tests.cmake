@@ -354,13 +354,22 @@ rbf_cli_test(quiet_train_summary_only
 # Small data are cross-validated by default (data.folds auto): the summary says what the folds
 # chose, in target units, and the JSON summary has it too.
 rbf_cli_test(cross_validation_summary
-  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  kept [0-9]+ nodes with widths [0-9., ]+ x sigma0, chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
+  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  kept ([0-9]+ nodes with widths [0-9., ]+ x sigma0|0 nodes \\(linear terms and bias only\\)), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
   NOT_STDOUT "validation: " NOT_STDERR "."
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --quiet --out cv.rbfn)
 rbf_cli_test(cross_validation_json
-  STDOUT "\"validation\":null,\"refit\":null,\"cross_validation\":\\{\"folds\":3,\"nodes\":[0-9]+,\"widths\":.[0-9.,]+.,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.e-]+,"
+  STDOUT "\"validation\":null,\"refit\":null,\"cross_validation\":\\{\"folds\":3,\"nodes\":[0-9]+,\"widths\":.[0-9.,]+.,\"rmse\":[0-9.e-]+,\"lowest_nodes\":[0-9]+,\"lowest_rmse\":[0-9.e-]+,\"accuracy\":[0-9.e-]+,"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
     --out cv_iris.rbfn --metrics-json /dev/stdout)
+# A linear target with noise: a few Gaussians score lowest on the folds, but within one
+# standard error of none, so the model keeps the linear terms only, and it predicts.
+rbf_cli_test(cross_validation_keeps_the_linear_model
+  STDOUT "chose 0 nodes\n  kept 0 nodes \\(linear terms and bias only\\), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE 0\\.2[0-9]+\\), then grown on all 120 rows\n  [1-9][0-9]* nodes? scored lowest \\(mean validation RMSE 0\\.2[0-9]+\\), within one standard error of no Gaussians: kept the simpler model\n.*linear terms: 3 features"
+  ARGS train --data ${RBF_CLI_DATA}/linear_noise.csv --target y --nodes 10 --quiet --out linear_cv.rbfn)
+set_tests_properties(cli.cross_validation_keeps_the_linear_model PROPERTIES FIXTURES_SETUP linear_cv_model)
+rbf_cli_test(cross_validation_linear_model_predicts STDOUT "^y\n[0-9.-]+\n"
+  ARGS predict --model linear_cv.rbfn --data ${RBF_CLI_DATA}/linear_noise.csv)
+set_tests_properties(cli.cross_validation_linear_model_predicts PROPERTIES FIXTURES_REQUIRED linear_cv_model)
 rbf_cli_test(cross_validation_folds_one EXIT 2 STDERR "--folds must be 'auto', 0 or an integer from 2 to 20, got 1"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --folds 1)
 rbf_cli_test(cross_validation_with_checkpoints EXIT 2
