@@ -287,8 +287,12 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   all.stopping.refit = false;
   all.trainer.output_ridge = report.output_ridge;
   if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
-  spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
-               widths_text(report.widths), report.nodes, report.rmse, report.seconds);
+  if (report.nodes > 0)
+    spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
+                 widths_text(report.widths), report.nodes, report.rmse, report.seconds);
+  else
+    spdlog::info("cross-validation chose no Gaussians (mean validation RMSE {:.6g}) in {:.2f} s", report.rmse,
+                 report.seconds);
   if (report.lowest_nodes != report.nodes)
     spdlog::info("cross-validation: {} node{} scored lowest (mean validation RMSE {:.6g}), within one standard error "
                  "of no Gaussians, so none are kept",
