@@ -89,9 +89,14 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
     }
     json.end_array().end_object();
   }
-  json.key("widths").begin_object();
-  json.key("min").value(widths.min).key("median").value(widths.median).key("max").value(widths.max);
-  json.end_object();
+  json.key("widths");
+  if (net.nodes() > 0) {
+    json.begin_object();
+    json.key("min").value(widths.min).key("median").value(widths.median).key("max").value(widths.max);
+    json.end_object();
+  } else {
+    json.null();  // no Gaussians, so no widths (not widths of 0)
+  }
   const model::Provenance& p = net.provenance;
   json.key("provenance").begin_object();
   json.key("rbfnet_version").value(p.rbfnet_version);
@@ -113,8 +118,12 @@ void print_text(const std::string& path, const model::Network& net, const WidthS
   if (!net.class_names.empty())
     std::printf("  classes (%zu): %s\n", net.class_names.size(), joined(net.class_names).c_str());
   // Widths live in standardized input space (each feature scaled to unit variance).
-  std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
-              widths.max);
+  if (net.nodes() > 0)
+    std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
+                widths.max);
+  else
+    std::printf("  no Gaussian nodes: the model is %s\n", net.linear.empty() ? "its bias alone" : "its linear terms and bias");
+
   print_linear_terms(net);
   const model::Provenance& p = net.provenance;
   std::printf("  trained by rbfnet %s on %s at %s\n", p.rbfnet_version.c_str(), p.backend.c_str(),

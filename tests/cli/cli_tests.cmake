@@ -370,6 +370,13 @@ set_tests_properties(cli.cross_validation_keeps_the_linear_model PROPERTIES FIXT
 rbf_cli_test(cross_validation_linear_model_predicts STDOUT "^y\n[0-9.-]+\n"
   ARGS predict --model linear_cv.rbfn --data ${RBF_CLI_DATA}/linear_noise.csv)
 set_tests_properties(cli.cross_validation_linear_model_predicts PROPERTIES FIXTURES_REQUIRED linear_cv_model)
+rbf_cli_test(cross_validation_linear_model_inspect
+  STDOUT "regression, 0 nodes\n.*  no Gaussian nodes: the model is its linear terms and bias\n  linear terms" NOT_STDOUT "widths"
+  ARGS inspect linear_cv.rbfn)
+rbf_cli_test(cross_validation_linear_model_inspect_json STDOUT "\"widths\":null,"
+  ARGS inspect linear_cv.rbfn --json)
+set_tests_properties(cli.cross_validation_linear_model_inspect cli.cross_validation_linear_model_inspect_json
+  PROPERTIES FIXTURES_REQUIRED linear_cv_model)
 rbf_cli_test(cross_validation_folds_one EXIT 2 STDERR "--folds must be 'auto', 0 or an integer from 2 to 20, got 1"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --folds 1)
 rbf_cli_test(cross_validation_with_checkpoints EXIT 2
