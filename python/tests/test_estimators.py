@@ -14,7 +14,9 @@ def test_regressor_fits_friedman(friedman):
 
 def test_fitted_attributes(friedman):
     X, y = friedman
-    model = RBFNetRegressor(max_nodes=12, threads=1).fit(X, y)
+    # Held out rather than cross-validated: 12 nodes lower the folds' error by less than its
+    # spread, so cross-validation would keep the linear terms alone, and this test needs nodes.
+    model = RBFNetRegressor(max_nodes=12, threads=1, folds=0).fit(X, y)
     m = model.n_nodes_
     assert 1 <= m <= 12
     assert model.n_features_in_ == 10
