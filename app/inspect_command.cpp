@@ -122,7 +122,8 @@ void print_text(const std::string& path, const model::Network& net, const WidthS
     std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
                 widths.max);
   else
-    std::printf("  no Gaussian nodes: the model is %s\n", net.linear.empty() ? "its bias alone" : "its linear terms and bias");
+    std::printf("  no Gaussian nodes: the model is %s\n",
+                net.linear.empty() ? "its bias alone" : "its linear terms and bias");
 
   print_linear_terms(net);
   const model::Provenance& p = net.provenance;

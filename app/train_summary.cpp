@@ -68,9 +68,9 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
     for (double w : cv.widths) widths += (widths.empty() ? "" : ", ") + format_number(w);
     const std::string accuracy = cv.accuracy >= 0 ? ", accuracy " + format_number(cv.accuracy) : "";
     // Widths mean nothing without Gaussians: say what the model is instead.
-    const std::string kept = net.nodes() > 0 ? std::to_string(net.nodes()) + " nodes with widths " + widths + " x sigma0"
-                             : result.linear_ridge >= 0 ? std::string("0 nodes (linear terms and bias only)")
-                                                        : std::string("0 nodes (the bias only)");
+    std::string kept = std::to_string(net.nodes()) + " nodes with widths " + widths + " x sigma0";
+    if (net.nodes() == 0)
+      kept = net.linear.empty() ? "0 nodes (the bias only)" : "0 nodes (linear terms and bias only)";
     std::printf("  kept %s, chosen by %zu-fold cross-validation in %.3f s (mean validation RMSE %.6g%s), then grown "
                 "on all %zu rows\n",
                 kept.c_str(), cv.folds, cv.seconds, cv.rmse, accuracy.c_str(), result.train_rows);
