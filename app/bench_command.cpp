@@ -239,7 +239,7 @@ int run_bench(const BenchOptions& asked) {
   setup.features = dataset.features;
   setup.max_nodes = options.config.stopping.max_nodes;
   setup.pool = options.config.candidates.pool;
-  const model::Config resolved = model::resolve_auto_arithmetic(options.config, options.config.data.folds);
+  const model::Config resolved = model::resolve_auto_arithmetic(options.config, options.config.data.folds > 0);
   setup.precision = resolved.trainer.precision == model::Precision::float64 ? "float64" : "float32";
   setup.seed = options.config.data.seed;
   setup.validation = options.config.data.validation;

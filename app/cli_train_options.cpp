@@ -165,7 +165,7 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--refine-patience", "refine.patience", "N",
                   "Stop a refinement after N epochs without improvement; 0 = off");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE",
-                  "Arithmetic of the training passes: float32, float64, or auto (float64 when cross-validating)");
+                  "Arithmetic of the training passes: float32, float64, or auto (float64 when cross-validating or choosing the widths)");
   flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
   flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                   "Auto backend: move to the GPU at M nodes; 0 = cost model");

@@ -14,7 +14,8 @@ namespace rbf::model {
 
 enum class TaskKind { auto_detect, regression, classification };
 enum class Strategy { ols, max_residual };
-// auto: float64 when cross-validating (data.folds), float32 otherwise (resolved_config).
+// auto: float64 when data.folds auto chooses among several growths (cross-validation, or the
+// widths on held-out rows), float32 otherwise (resolve_auto_arithmetic).
 enum class Precision { float32, float64, auto_select };
 enum class RefineMethod { adam, lm, auto_select };
 // trainer.linear_terms: a linear part b + X W_lin beside the Gaussians (model/linear_terms.hpp).

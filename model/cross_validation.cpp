@@ -55,13 +55,6 @@ std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::si
   return training;
 }
 
-// "0.5,1,2": width factors for messages.
-std::string widths_text(const std::vector<double>& widths) {
-  std::string text;
-  for (double w : widths) text += (text.empty() ? "" : ",") + fmt::format("{}", w);
-  return text;
-}
-
 // Why these settings rule out cross-validation ("" when they do not): each needs one growth.
 std::string settings_ruling_out_folds(const Config& config, bool resuming, bool checkpoints) {
   if (resuming) return "a resumed run continues the growth its checkpoint saved";
@@ -104,6 +97,17 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+double model_selection_work(const data::Dataset& dataset, const Config& config) {
+  const double pool = static_cast<double>(std::min(config.candidates.pool, dataset.rows));
+  return static_cast<double>(dataset.rows) * pool * static_cast<double>(config.candidates.width_factors.size());
+}
+
+std::string widths_text(const std::vector<double>& widths) {
+  std::string text;
+  for (double w : widths) text += (text.empty() ? "" : ",") + fmt::format("{}", w);
+  return text;
+}
+
 std::size_t cross_validation_folds(const data::Dataset& dataset, const Config& config, const TrainOptions& options) {
   const std::size_t asked = config.data.folds;
   if (asked == 0) return 0;
@@ -112,10 +116,7 @@ std::size_t cross_validation_folds(const data::Dataset& dataset, const Config& c
   if (automatic) {
     // Only small data, with validation asked for, and enough rows for every fold.
     if (config.data.validation <= 0 || dataset.rows < 10 * folds) return 0;
-    const double pool = static_cast<double>(std::min(config.candidates.pool, dataset.rows));
-    const double work =
-        static_cast<double>(dataset.rows) * pool * static_cast<double>(config.candidates.width_factors.size());
-    if (work > kCrossValidationMaxWork) return 0;
+    if (model_selection_work(dataset, config) > kCrossValidationMaxWork) return 0;
   }
   std::string why = settings_ruling_out_folds(config, options.resume != nullptr, options.checkpoint_every > 0);
   if (why.empty() && options.validation_from > 0) why = "a separate validation file is given";
@@ -143,10 +144,10 @@ void check_folds_request(const Config& config, bool resuming) {
   if (!why.empty()) throw_folds_refused(config.data.folds, why);
 }
 
-Config resolve_auto_arithmetic(const Config& config, std::size_t folds) {
+Config resolve_auto_arithmetic(const Config& config, bool choosing_among_growths) {
   Config out = config;
   if (out.trainer.precision == Precision::auto_select)
-    out.trainer.precision = folds > 0 ? Precision::float64 : Precision::float32;
+    out.trainer.precision = choosing_among_growths ? Precision::float64 : Precision::float32;
   if (out.trainer.dependency_tol == kDependencyTolAuto)
     out.trainer.dependency_tol = out.trainer.precision == Precision::float64 ? 1e-9 : 1e-4;
   return out;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "data/dataset.hpp"
@@ -19,6 +20,13 @@ namespace rbf::model {
 constexpr std::size_t kAutoFolds = 5;
 constexpr double kCrossValidationMaxWork = 1.6e7;
 
+// Rows x candidates (pool capped at the rows, times the width factors): what one growth costs,
+// to which the two limits above and model/width_choice.hpp's are compared.
+double model_selection_work(const data::Dataset& dataset, const Config& config);
+
+// "0.5,1,2": width factors for messages.
+std::string widths_text(const std::vector<double>& widths);
+
 // The fold count of this run, 0 = hold out validation rows. auto gives kAutoFolds when the
 // data are small and nothing rules cross-validation out (a validation file, no validation,
 // checkpoints, a resumed run, a refit, refinement, a time limit, too few rows of a class); an
@@ -31,10 +39,11 @@ std::size_t cross_validation_folds(const data::Dataset& dataset, const Config& c
 void check_folds_request(const Config& config, bool resuming);
 
 // `config` with trainer.precision and trainer.dependency_tol made concrete: auto precision is
-// float64 when cross-validating (wide Gaussians stay independent enough to grow only there,
-// and small data make it cheap), float32 otherwise; auto tolerance 1e-4 in float32, 1e-9 in
-// float64.
-Config resolve_auto_arithmetic(const Config& config, std::size_t folds);
+// float64 when the run chooses its model among several growths (cross-validation, or the
+// width choice of model/width_choice.hpp: wide Gaussians stay independent enough to grow only
+// in float64, and the data are small enough to make it cheap), float32 otherwise; auto
+// tolerance 1e-4 in float32, 1e-9 in float64.
+Config resolve_auto_arithmetic(const Config& config, bool choosing_among_growths);
 
 // The width factors cross-validation tries: candidates.width_factors, and the same without
 // its narrowest factor (smooth targets do better with only the wider Gaussians).

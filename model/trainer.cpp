@@ -13,6 +13,7 @@
 #include "model/growth_run.hpp"
 #include "model/training_data.hpp"
 #include "model/training_memory.hpp"
+#include "model/width_choice.hpp"
 
 namespace rbf::model {
 
@@ -74,11 +75,14 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
 TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
   const std::size_t folds = cross_validation_folds(dataset, asked, options);
-  const Config config = resolve_auto_arithmetic(asked, folds);
-  if (folds > 0) return detail::train_cross_validated(dataset, config, options, folds, grow);
+  const bool choose_widths = chooses_widths_on_validation(dataset, asked, options, folds);
+  const Config resolved = resolve_auto_arithmetic(asked, folds > 0 || choose_widths);
+  if (folds > 0) return detail::train_cross_validated(dataset, resolved, options, folds, grow);
   TrainOptions first = options;
-  first.state_in_result = config.stopping.refit;
-  TrainResult result = grow(dataset, config, first);
+  first.state_in_result = resolved.stopping.refit;
+  Config config = resolved;  // with the widths chosen, when they are (a refit grows those)
+  TrainResult result = choose_widths ? detail::train_choosing_widths(dataset, resolved, first, grow, config)
+                                     : grow(dataset, resolved, first);
   if (result.interrupted) return result;
   // The run's own split, scored by the network it kept; a refit adds the validation rows.
   const data::Split split = detail::validation_split(dataset, config, options.validation_from);

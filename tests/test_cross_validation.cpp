@@ -153,16 +153,16 @@ TEST_CASE("folds: an explicit count that cannot be honoured names the key and th
 
 TEST_CASE("folds: auto arithmetic is float64 with a fine tolerance when cross-validating, else float32") {
   const model::Config c = cv_config();
-  const model::Config cv = model::resolve_auto_arithmetic(c, 5);
+  const model::Config cv = model::resolve_auto_arithmetic(c, true);
   CHECK(cv.trainer.precision == model::Precision::float64);
   CHECK(cv.trainer.dependency_tol == 1e-9);
-  const model::Config held = model::resolve_auto_arithmetic(c, 0);
+  const model::Config held = model::resolve_auto_arithmetic(c, false);
   CHECK(held.trainer.precision == model::Precision::float32);
   CHECK(held.trainer.dependency_tol == 1e-4);
   model::Config asked = c;
   asked.trainer.precision = model::Precision::float32;
   asked.trainer.dependency_tol = 1e-3;
-  const model::Config kept = model::resolve_auto_arithmetic(asked, 5);
+  const model::Config kept = model::resolve_auto_arithmetic(asked, true);
   CHECK(kept.trainer.precision == model::Precision::float32);
   CHECK(kept.trainer.dependency_tol == 1e-3);
   CHECK(model::cross_validation_width_sets({0.5, 1, 2}) ==

@@ -35,8 +35,11 @@ function(field out_var text regex)
   endif()
 endfunction()
 
+# Both with --folds 0: with data.folds auto, a refit run would choose its widths on the
+# validation rows first (two growths in float64), and the early-stopping runs would differ.
 train_run(early early --no-refit --folds 0)
-train_run(refit refit --refit)
+train_run(refit refit --refit --folds 0)
+train_run(chosen chosen --refit)
 
 field(kept "${early}" "\"nodes\":([0-9]+),")
 field(train_rows "${early}" "\"training\":{\"rows\":([0-9]+),")
@@ -72,6 +75,14 @@ if(NOT grown_refit STREQUAL grown_early OR NOT validation_after STREQUAL validat
 endif()
 if(NOT refit_stdout MATCHES "then grew them again on all ${expected_rows} rows")
   string(APPEND problems "  the text summary does not report the refit:\n${refit_stdout}\n")
+endif()
+
+# With data.folds auto the refit grows the widths chosen on the validation rows.
+field(chosen_event "${chosen}" "\"(widths [0-9.,]+ chosen on the validation rows)")
+field(chosen_refit "${chosen}" "\"refit\":{\"nodes\":([0-9]+),")
+field(chosen_model "${chosen}" "\"nodes\":([0-9]+),")
+if(chosen_event MATCHES "^FAIL" OR NOT chosen_refit STREQUAL chosen_model)
+  string(APPEND problems "  --refit with folds auto: event '${chosen_event}', refit of ${chosen_refit} nodes (model: ${chosen_model})\n")
 endif()
 
 # The model file records the setting with the rest of its configuration.
