@@ -200,8 +200,7 @@ int run_train(const model::Config& config, const std::string& resume_from, const
     return interrupts.exit_status();
   }
   if (result.nothing_to_save) {
-    std::fprintf(stderr, "rbfnet: interrupted during cross-validation, before the model on every row was grown; "
-                         "nothing was written\n");
+    std::fprintf(stderr, "rbfnet: interrupted during %s; nothing was written\n", result.unsaved_stage.c_str());
     return interrupts.exit_status();
   }
   model::Network& net = result.network;

@@ -91,9 +91,12 @@ struct TrainResult {
   double zero_node_val_rmse = -1;
   double zero_node_val_accuracy = -1;
   CrossValidationReport cross_validation;
-  // Interrupted during cross-validation, before the model on every row existed: there is
-  // nothing to save or resume; `network` is empty.
+  // Interrupted while choosing the model among several growths (cross-validation, or the width
+  // choice of model/width_choice.hpp), whose checkpoint would resume another configuration
+  // than the one saved with it: there is nothing to save or resume. `unsaved_stage` says what
+  // the stop cut short, for the message.
   bool nothing_to_save = false;
+  std::string unsaved_stage = "cross-validation, before the model on every row was grown";
 };
 
 using IterationCallback = std::function<void(const IterationRecord&)>;

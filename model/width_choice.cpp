@@ -49,13 +49,19 @@ TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& co
     spdlog::info("choosing the widths on the validation rows: growing {}", growth);
     if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
     results.push_back(grow(dataset, c, o));
+    if (results[s].interrupted) {
+      // Its checkpoint would resume with another configuration (widths, precision) than the
+      // one a resumed run resolves: like cross-validation, save nothing.
+      TrainResult stopped;
+      stopped.interrupted = true;
+      stopped.nothing_to_save = true;
+      stopped.stop_reason = "interrupted";
+      stopped.unsaved_stage = "the width choice on the validation rows, before either growth was kept";
+      return stopped;
+    }
     if (validation_mse(results[s]) < validation_mse(results[best])) best = s;
-    if (results[s].interrupted) break;
   }
-  const bool interrupted = results.back().interrupted;
   TrainResult result = std::move(results[best]);
-  result.interrupted = interrupted;
-  if (interrupted) result.stop_reason = "interrupted";
   chosen = config;
   chosen.candidates.width_factors = sets[best];
   std::string compared;
@@ -65,10 +71,9 @@ TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& co
                             widths_text(sets[s]), results[s].best_val_rmse, results[s].network.nodes(),
                             results[s].setup_seconds + results[s].seconds);
   }
-  const std::string event = fmt::format("widths {} chosen on the validation rows (RMSE {:.6g}){}{}{}",
+  const std::string event = fmt::format("widths {} chosen on the validation rows (RMSE {:.6g}){}{}",
                                         widths_text(sets[best]), result.best_val_rmse,
-                                        compared.empty() ? "" : " over", compared,
-                                        interrupted ? "; interrupted before every width set was grown" : "");
+                                        compared.empty() ? "" : " over", compared);
   spdlog::info("{}", event);
   result.events.push_back(event);
   if (options.on_iteration)

@@ -29,7 +29,7 @@ namespace detail {
 // the lower validation RMSE (the first on a tie), its events saying what was compared; the
 // chosen widths go to `chosen`. The growths' iterations reach options.on_fold_iteration as
 // they happen, and the kept growth's are then replayed to options.on_iteration. A stop
-// during either growth returns the better of those grown so far, marked interrupted.
+// during either growth returns an interrupted result with nothing to save.
 TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
                                   const GrowFunction& grow, Config& chosen);
 

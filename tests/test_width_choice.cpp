@@ -107,13 +107,15 @@ TEST_CASE("width choice: the lower validation RMSE kept, the other reported, the
   CHECK(chosen.candidates.width_factors == std::vector<double>{0.5, 1, 2});
 }
 
-TEST_CASE("width choice: a stop during the first growth keeps it, marked interrupted, and grows no other") {
+TEST_CASE("width choice: a stop during a growth saves nothing and grows no other") {
   std::size_t grown = 0;
-  const model::detail::GrowFunction stopped = [&](const data::Dataset&, const model::Config&, const model::TrainOptions&) {
+  const model::detail::GrowFunction stopped = [&](const data::Dataset&, const model::Config&,
+                                                  const model::TrainOptions&) {
     ++grown;
     model::TrainResult r;
     r.best_val_rmse = 1.0;
     r.interrupted = true;
+    r.network.widths.assign(3, 1.0);
     return r;
   };
   model::Config chosen;
@@ -121,10 +123,10 @@ TEST_CASE("width choice: a stop during the first growth keeps it, marked interru
       model::detail::train_choosing_widths(data::make_friedman1(100, 5, 0.5, 1), holdout_config(), {}, stopped, chosen);
   CHECK(grown == 1);
   CHECK(r.interrupted);
+  CHECK(r.nothing_to_save);
+  CHECK(r.network.nodes() == 0);
   CHECK(r.stop_reason == "interrupted");
-  CHECK(chosen.candidates.width_factors == std::vector<double>{0.5, 1, 2});
-  REQUIRE(r.events.size() == 1);
-  CHECK(r.events[0].find("interrupted before every width set was grown") != std::string::npos);
+  CHECK(r.unsaved_stage.find("width choice") != std::string::npos);
 }
 
 TEST_CASE("width choice: the trainer keeps the model a direct float64 run of the chosen widths grows") {
