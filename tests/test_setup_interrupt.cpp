@@ -57,6 +57,7 @@ model::Config many_class_config() {
   c.candidates.pool = 1000000;  // every training row
   c.candidates.width_factors = {0.5, 0.7, 1.0, 1.4, 2.0};
   c.stopping.max_nodes = 5;
+  c.data.folds = 0;  // one growth: the width choice of larger data saves no checkpoint when stopped
   c.trainer.threads = 1;  // the same work on any machine
   c.backend.kind = model::BackendKind::cpu;
   c.logging.progress = false;
