@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/training_data.hpp"
+
 namespace rbf::model {
 
 bool chooses_widths_on_validation(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
@@ -17,7 +19,10 @@ bool chooses_widths_on_validation(const data::Dataset& dataset, const Config& co
   if (config.data.validation <= 0 && config.data.validation_path.empty() && options.validation_from == 0) return false;
   if (options.resume != nullptr || options.checkpoint_every > 0) return false;
   if (config.refine.every > 0 || config.refine.at_end || config.stopping.max_seconds > 0) return false;
-  return model_selection_work(dataset, config) <= kWidthChoiceMaxWork;
+  if (model_selection_work(dataset, config) > kWidthChoiceMaxWork) return false;
+  // The fraction may hold out nothing: a stratified split keeps every row of a class with one
+  // row in training, and with no validation rows the two growths could not be told apart.
+  return !detail::validation_split(dataset, config, options.validation_from).validation.empty();
 }
 
 namespace detail {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/synthetic.hpp"
+#include "model/training_data.hpp"
 #include "model/width_choice.hpp"
 
 using namespace rbf;
@@ -66,6 +67,18 @@ TEST_CASE("width choice: made when folds auto holds out rows on small enough dat
   model::TrainOptions checkpoints;
   checkpoints.checkpoint_every = 10;
   CHECK_FALSE(model::chooses_widths_on_validation(ds, c, checkpoints, 0));
+
+  // A fraction that holds out nothing: a stratified split keeps a class of one row in training.
+  data::Dataset singletons = ds;
+  singletons.task = data::Task::classification;
+  singletons.targets = 1;
+  singletons.class_names.clear();
+  for (std::size_t r = 0; r < ds.rows; ++r) {
+    singletons.class_names.push_back("c" + std::to_string(r));
+    singletons.y[r] = static_cast<double>(r);
+  }
+  CHECK(model::detail::validation_split(singletons, c, 0).validation.empty());
+  CHECK_FALSE(model::chooses_widths_on_validation(singletons, c, {}, 0));
 
   // The work limit: rows x min(pool, rows) x widths, here 300 x 300 x 3 against the limit.
   model::Config big = c;
