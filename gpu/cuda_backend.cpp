@@ -74,6 +74,8 @@ template <typename T>
 void CudaBackend<T>::release_validation() {
   for (Buffer<T>* b : {&xvt_, &phi_val_, &weights_, &val_out_, &val_out_host_})
     b->release();
+  for (Buffer<double>* b : {&val_target_, &val_weight_, &val_offset_, &val_bias_}) b->release();
+  val_classes_.release();
   nv_ = nvpad_ = val_columns_ = val_capacity_ = 0;
 }
 
@@ -275,9 +277,10 @@ std::size_t CudaBackend<T>::memory_bytes() const {
                              &history_, &constants_, &node_, &cgs_partial_, &rows_aug_,
                              &candidates_aug_, &partial_square_, &shard_sums_})
     total += b->bytes();
-  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_, &shard_scores_})
+  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_, &shard_scores_,
+                                  &val_target_, &val_weight_, &val_offset_, &val_bias_})
     total += b->bytes();
-  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes();
+  return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes() + val_classes_.bytes();
 }
 
 // Instantiates the class and the members defined above; the other cuda_*.cpp files

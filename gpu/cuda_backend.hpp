@@ -43,6 +43,8 @@ class CudaBackend final : public model::Backend<T> {
   void add_validation_column_at(const T* center, T width) override;
   void predict_validation(const double* w, std::size_t columns,
                           std::vector<double>& out) override;
+  void set_validation_targets(const model::ValidationTargets& targets) override;
+  bool validation_sums(const double* w, std::size_t columns, model::ValidationSums& sums) override;
   std::size_t nodes() const override { return nodes_; }
   std::size_t reorthogonalizations() const override { return reorthogonalizations_; }
   std::size_t memory_bytes() const override;
@@ -96,6 +98,8 @@ class CudaBackend final : public model::Backend<T> {
   void upload_node(const T* center, T width);
   // Grows the validation columns for one more and returns where it goes.
   T* next_validation_column();
+  // Queues val_out_ = Phi_val[:, :columns] W (W's node rows, without the bias row), columns > 0.
+  void queue_validation_predictions(const double* w, std::size_t columns);
   void queue_selection(const SelectRequest& request);
   // Readies an OLS request: candidates marked dependent under a larger tolerance come back.
   void prepare_request(SelectRequest& request);
@@ -152,6 +156,9 @@ class CudaBackend final : public model::Backend<T> {
   std::size_t nv_ = 0, nvpad_ = 0, val_columns_ = 0, val_capacity_ = 0;
   Buffer<T> xvt_, phi_val_, weights_, val_out_;
   Buffer<T> val_out_host_;
+  // What validation_sums scores against (model::ValidationTargets), and the bias row of W.
+  Buffer<double> val_target_, val_weight_, val_offset_, val_bias_;
+  Buffer<long long> val_classes_;
   // Candidates.
   std::size_t candidates_ = 0, tile_columns_ = 0;
   bool stored_ = false;

@@ -21,7 +21,9 @@ enum ResultSlot : int {
   kReorthogonalize = 6,  // 1 when CGS's first projection asks for a second one (DGKS)
   kNormPhi2 = 7,       // ||phi||^2, as the first CGS pass summed it
   kNormU2 = 8,         // ||u||^2, as the last CGS pass to run summed it (a shard's own rows)
-  kResultA = 9,        // a = q^T E (k values), then CGS2's h (nodes + 1 values)
+  kValidationSse = 9,      // validation sums: the weighted squared error
+  kValidationCorrect = 10,  // ... and the rows whose class is predicted right
+  kResultA = 11,       // a = q^T E (k values), then CGS2's h (nodes + 1 values)
 };
 // Outputs up to this many have a = q^T E computed inside CGS2's last pass (one pass less).
 constexpr int kMaxFusedOutputs = 16;
@@ -58,8 +60,8 @@ struct ReduceScratch {
   unsigned int* tickets;  // kTicketCount counters, zero between launches
 };
 // Tickets by kernel: 0 the statistics update, 1 the residual update, 2 CGS's last pass, 3 its
-// first pass.
-constexpr int kTicketCount = 4;
+// first pass, 4 the validation sums.
+constexpr int kTicketCount = 5;
 
 // Candidate marks. A candidate found dependent on the model during an OLS selection
 // (n_c - s_c <= tol n_c) stays dependent, since s_c only grows: it is marked and its column
@@ -163,6 +165,17 @@ cudaError_t launch_revive_dependent(const CandidateStats& stats, const History<T
                                     int basis, const T* gq, cudaStream_t stream);
 
 // v[i] = value for i < rows, 0 for rows <= i < padded_rows.
+// The validation score's sums (model::ValidationSums) of the predictions bias_j + pred_ij
+// (pred rows x k, column-major, leading dimension ldp; null: all 0) against target (rows x k row-major,
+// weighted by weight_j) into results[kValidationSse]; with classes (else null), the rows whose
+// first argmax_j of the prediction + offset_ij (offset null: none) is classes_i, into
+// results[kValidationCorrect]. Deterministic order, as the other reductions.
+template <typename T>
+cudaError_t launch_validation_sums(const T* pred, std::size_t ldp, int rows, int k, const double* bias,
+                                   const double* target, const double* weight, const double* offset,
+                                   const long long* classes, const ReduceScratch& scratch, double* results,
+                                   cudaStream_t stream);
+
 template <typename T>
 cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream);
 

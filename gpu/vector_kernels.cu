@@ -44,6 +44,48 @@ __global__ void __launch_bounds__(kBlock)
   for (int j = threadIdx.x; j < k; j += kBlock) results[kResultA + j] = static_cast<double>(a[j]);
 }
 
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    validation_sums_kernel(const T* __restrict__ pred, std::size_t ldp, int rows, int k,
+                           const double* __restrict__ bias, const double* __restrict__ target,
+                           const double* __restrict__ weight, const double* __restrict__ offset,
+                           const long long* __restrict__ classes, ReduceScratch scratch,
+                           double* __restrict__ results) {
+  double sse = 0.0, correct = 0.0;
+  for (int i = blockIdx.x * kBlock + threadIdx.x; i < rows; i += gridDim.x * kBlock) {
+    double best = 0.0;
+    long long arg = -1;
+    for (int j = 0; j < k; ++j) {
+      const std::size_t ij = static_cast<std::size_t>(i) * k + j;
+      const double v =
+          bias[j] + (pred != nullptr ? static_cast<double>(pred[i + static_cast<std::size_t>(j) * ldp]) : 0.0);
+      const double r = v - target[ij];
+      sse += weight[j] * r * r;
+      if (classes == nullptr) continue;
+      const double score = offset != nullptr ? v + offset[ij] : v;
+      if (arg < 0 || score > best) {  // the first largest, as std::max_element
+        best = score;
+        arg = j;
+      }
+    }
+    if (classes != nullptr && arg == classes[i]) correct += 1.0;
+  }
+  sse = block_sum(sse);
+  correct = block_sum(correct);
+  if (threadIdx.x == 0) {
+    scratch.values[blockIdx.x] = sse;
+    scratch.values[gridDim.x + blockIdx.x] = correct;
+  }
+  if (!last_block_done(scratch.tickets + 4)) return;
+  const double total_sse = combine_sums(scratch.values, gridDim.x);
+  const double total_correct = combine_sums(scratch.values + gridDim.x, gridDim.x);
+  if (threadIdx.x == 0) {
+    results[kValidationSse] = total_sse;
+    results[kValidationCorrect] = total_correct;
+    scratch.tickets[4] = 0;
+  }
+}
+
 // Four consecutive rows of one column per lane, as 16-byte loads; zeros past the last row.
 template <typename T>
 struct Rows4 {
@@ -478,6 +520,16 @@ cudaError_t launch_residual_row_norms(const T* e, std::size_t lde, int k, const 
 }
 
 template <typename T>
+cudaError_t launch_validation_sums(const T* pred, std::size_t ldp, int rows, int k, const double* bias,
+                                   const double* target, const double* weight, const double* offset,
+                                   const long long* classes, const ReduceScratch& scratch, double* results,
+                                   cudaStream_t stream) {
+  validation_sums_kernel<T><<<reduce_blocks(rows), kBlock, 0, stream>>>(pred, ldp, rows, k, bias, target, weight,
+                                                                        offset, classes, scratch, results);
+  return cudaGetLastError();
+}
+
+template <typename T>
 cudaError_t launch_normalize(T* u, int padded_rows, const double* results, cudaStream_t stream) {
   normalize_kernel<T><<<reduce_blocks(padded_rows), kBlock, 0, stream>>>(u, padded_rows, results);
   return cudaGetLastError();
@@ -503,6 +555,9 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
                                             int, const T*, std::size_t, int, double,            \
                                             const ReduceScratch&, double*, int, cudaStream_t);  \
   template cudaError_t launch_normalize<T>(T*, int, const double*, cudaStream_t);              \
+  template cudaError_t launch_validation_sums<T>(const T*, std::size_t, int, int, const double*, const double*, \
+                                                 const double*, const double*, const long long*,  \
+                                                 const ReduceScratch&, double*, cudaStream_t);      \
   template cudaError_t launch_residual_row_norms<T>(const T*, std::size_t, int, const long long*, int, double*, \
                                                     cudaStream_t);                                 \
   template cudaError_t launch_gaussian_pairs<T>(const T*, const T*, const T*, int, int, T*,    \

@@ -42,6 +42,10 @@ class ForwardingBackend : public Backend<T> {
   void predict_validation(const double* w, std::size_t columns, std::vector<double>& out) override {
     inner_->predict_validation(w, columns, out);
   }
+  void set_validation_targets(const ValidationTargets& targets) override { inner_->set_validation_targets(targets); }
+  bool validation_sums(const double* w, std::size_t columns, ValidationSums& sums) override {
+    return inner_->validation_sums(w, columns, sums);
+  }
   std::size_t nodes() const override { return inner_->nodes(); }
   std::size_t reorthogonalizations() const override { return inner_->reorthogonalizations(); }
   std::size_t memory_bytes() const override { return inner_->memory_bytes(); }

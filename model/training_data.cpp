@@ -153,4 +153,33 @@ ValidationScore score_predictions(const PreparedData& p, bool classify, std::vec
   return score;
 }
 
+ValidationTargets validation_targets(const PreparedData& p, bool classify) {
+  ValidationTargets t;
+  const std::size_t nv = p.val_rows.size(), k = p.k;
+  // score_predictions turns a standardized prediction v into v * scale + mean (+ the linear
+  // share) and compares it with the raw target y: an error of scale * (v - target).
+  t.target.resize(nv * k);
+  for (std::size_t i = 0; i < nv; ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      const double linear = p.val_linear.empty() ? 0.0 : p.val_linear[i * k + j];
+      t.target[i * k + j] = (p.y_val_raw[i * k + j] - linear - p.y_scaler.mean[j]) / p.y_scaler.scale[j];
+    }
+  t.error_weight.resize(k);
+  for (std::size_t j = 0; j < k; ++j) t.error_weight[j] = p.y_scaler.scale[j] * p.y_scaler.scale[j];
+  if (classify) {
+    t.class_offset = p.val_linear;  // class scores are not scaled (the scaler is the identity)
+    t.classes.assign(p.val_class.begin(), p.val_class.end());
+  }
+  return t;
+}
+
+ValidationScore score_sums(const PreparedData& p, bool classify, const ValidationSums& sums) {
+  ValidationScore score;
+  const std::size_t nv = p.val_rows.size();
+  if (nv == 0) return score;
+  score.rmse = std::sqrt(sums.weighted_sse / static_cast<double>(nv * p.k));  // NaN stays NaN
+  if (classify) score.accuracy = static_cast<double>(sums.correct) / static_cast<double>(nv);
+  return score;
+}
+
 }  // namespace rbf::model::detail

@@ -65,10 +65,21 @@ struct ValidationScore {
 // Scores standardized validation predictions (nv x k); `scratch` is turned into target units.
 ValidationScore score_predictions(const PreparedData& p, bool classify, std::vector<double>& scratch);
 
+// What a backend needs to score the validation predictions itself (Backend::validation_sums),
+// the same score as score_predictions: the targets in the predictions' standardized units with
+// the linear terms' share taken off, each output's squared scale, and for classification the
+// true classes and the linear terms' share of the class scores.
+ValidationTargets validation_targets(const PreparedData& p, bool classify);
+
+// The score of validation_sums' sums, as score_predictions would give it.
+ValidationScore score_sums(const PreparedData& p, bool classify, const ValidationSums& sums);
+
 template <typename T>
 ValidationScore score_validation(Backend<T>& backend, const PreparedData& p, const std::vector<double>& w,
                                  std::size_t nodes, bool classify, std::vector<double>& scratch) {
   if (p.val_rows.empty()) return ValidationScore();
+  ValidationSums sums;
+  if (backend.validation_sums(w.data(), nodes, sums)) return score_sums(p, classify, sums);
   backend.predict_validation(w.data(), nodes, scratch);
   return score_predictions(p, classify, scratch);
 }

@@ -39,6 +39,22 @@ struct BackendState {
   std::vector<T> phi_val;            // nv x val_columns
 };
 
+// What the validation rows' predictions are scored against, for a backend that scores them
+// where they are (Backend::validation_sums). nv x k row-major unless said otherwise.
+struct ValidationTargets {
+  std::vector<double> target;        // the value each standardized prediction should have
+  std::vector<double> error_weight;  // k: an output's squared scale, turning errors into target units
+  std::vector<double> class_offset;  // added to the predictions before the argmax; empty: none
+  std::vector<long long> classes;    // nv true classes (classification); empty for regression
+};
+
+// The sums a validation score is made of (model/training_data.hpp turns them into RMSE and
+// accuracy).
+struct ValidationSums {
+  double weighted_sse = 0;  // sum over rows i, outputs j of error_weight_j (pred_ij - target_ij)^2
+  std::size_t correct = 0;  // rows whose first argmax_j (pred_ij + class_offset_ij) is their class
+};
+
 template <typename T>
 class Backend {
  public:
@@ -122,6 +138,18 @@ class Backend {
   // `columns` is the number of validation columns to use (the first ones). out: nv x k.
   virtual void predict_validation(const double* w, std::size_t columns,
                                   std::vector<double>& out) = 0;
+
+  // Gives the targets validation_sums scores against (rows as set_validation_data's). A
+  // backend that ignores them (the default) scores nothing itself.
+  virtual void set_validation_targets(const ValidationTargets& /*targets*/) {}
+  // The sums of the validation score of predict_validation(w, columns)'s predictions, computed
+  // where the predictions are, so that only two numbers travel: on a GPU, the nv x k
+  // predictions and the host's passes over them cost more than the rest of an iteration's
+  // bookkeeping. Returns false when this backend does not compute them (no targets given, or
+  // not supported); the caller then scores predict_validation's output itself.
+  virtual bool validation_sums(const double* /*w*/, std::size_t /*columns*/, ValidationSums& /*sums*/) {
+    return false;
+  }
 
   // Nodes in Q, bias excluded.
   virtual std::size_t nodes() const = 0;
