@@ -268,6 +268,12 @@ __global__ void __launch_bounds__(kBlock)
   double su = 0.0, sp = 0.0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int row0 = tile * kRows;
+    T pi[CgsTile<V>::kRowsPerThread];  // loaded before the product's barrier, as in cgs_finish_kernel
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      pi[part] = r < kRows && i < padded_rows ? phi[i] : T(0);
+    }
     T qh[CgsTile<V>::kRowsPerThread];
     tile_times<V>(q, ldq, cols, h, row0, padded_rows, sums, qh);
 #pragma unroll
@@ -276,7 +282,7 @@ __global__ void __launch_bounds__(kBlock)
       if (r >= kRows) continue;
       T w = T(0);
       if (i < padded_rows) {
-        const T p = phi[i];
+        const T p = pi[part];
         w = p - qh[part];
         u[i] = w;
         su += static_cast<double>(w) * static_cast<double>(w);
@@ -344,6 +350,14 @@ __global__ void __launch_bounds__(kBlock)
   for (int j = 0; j < kMaxFusedOutputs; ++j) ue[j] = 0.0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int row0 = tile * kRows;
+    // u is loaded before the tile's product, whose barrier would otherwise keep its load from
+    // overlapping the loads of Q (one memory latency per tile instead of two).
+    T ui[CgsTile<V>::kRowsPerThread];
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      ui[part] = r < kRows && i < padded_rows ? u[i] : T(0);
+    }
     T qh[CgsTile<V>::kRowsPerThread];
     for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) qh[part] = T(0);
     if (again) tile_times<V>(q, ldq, cols, h2, row0, padded_rows, sums, qh);
@@ -351,7 +365,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
       const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
       if (r >= kRows || i >= padded_rows) continue;
-      const T w = u[i] - qh[part];
+      const T w = ui[part] - qh[part];
       if (again) u[i] = w;
       const double v = static_cast<double>(w);
       su += v * v;
