@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <utility>
 
 #include "gpu/cuda_backend.hpp"
@@ -57,8 +58,16 @@ DeviceReport query_devices() {
   return report;
 }
 
+namespace {
+std::atomic<bool> context_opened{false};
+}  // namespace
+
+bool context_opened_in_process() { return context_opened.load(); }
+
 std::shared_ptr<Context> open_context(const model::GpuOptions& options) {
-  return std::make_shared<Context>(options.device, options.memory);
+  auto context = std::make_shared<Context>(options.device, options.memory);
+  context_opened = true;
+  return context;
 }
 
 template <typename T>

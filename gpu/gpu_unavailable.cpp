@@ -19,6 +19,8 @@ DeviceReport query_devices() {
   return report;
 }
 
+bool context_opened_in_process() { return false; }
+
 std::shared_ptr<Context> open_context(const model::GpuOptions&) {
   throw InputError(std::string("backend gpu (backend.kind, --backend) is not available: ") + kNoCuda + kUseCpu);
 }

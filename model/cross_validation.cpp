@@ -232,6 +232,8 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
       o.hooks = options.hooks;
       o.data_sha256 = options.data_sha256;
       o.validation_from = fold_dataset(dataset, fold_of, k, fold);
+      // This fold's growth, the folds after it, and the growth on all rows.
+      o.growths_ahead = (report.width_sets.size() - s) * folds - k + 1;
       const double unscored = std::numeric_limits<double>::quiet_NaN();
       std::vector<double> curve(1, unscored), hits(1, unscored);
       o.on_iteration = [&](const IterationRecord& rec) {

@@ -11,7 +11,7 @@ std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
   if (config_.backend.kind != BackendKind::auto_select) return nullptr;
   // (Not when the user fixed the switch's node count: that asks for the GPU whatever the size.)
   if (!hooks_.gpu_available && gpu::built_with_cuda() && config_.backend.switch_at_nodes == 0 &&
-      whole_run_too_small_for_a_gpu(first_shape(), config_.stopping.max_nodes)) {
+      whole_run_too_small_for_a_gpu(first_shape(), config_.stopping.max_nodes, options_.growths_ahead)) {
     // Asking the CUDA runtime for devices starts the driver (a few hundred ms), more than
     // this whole run would take even on the fastest CPU: do not touch the GPU at all.
     spdlog::debug("backend auto: the whole run is too small to repay a GPU start-up; training on the CPU");
@@ -44,8 +44,9 @@ std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
     }
     if (usable) {
       gpu_cost_ = gpu_cost;
-      migration_ = migration;
-      return std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration);
+      const bool started = hooks_.gpu_started ? hooks_.gpu_started() : gpu::context_opened_in_process();
+      migration_ = shared_migration(migration, options_.growths_ahead, started);
+      return std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration_);
     }
   }
   spdlog::info("backend auto: no usable GPU ({}); training on the CPU", why);

@@ -80,6 +80,7 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   if (folds > 0) return detail::train_cross_validated(dataset, resolved, options, folds, grow);
   TrainOptions first = options;
   first.state_in_result = resolved.stopping.refit;
+  first.growths_ahead = options.growths_ahead + (resolved.stopping.refit ? 1 : 0);  // a refit grows once more
   Config config = resolved;  // with the widths chosen, when they are (a refit grows those)
   TrainResult result = choose_widths ? detail::train_choosing_widths(dataset, resolved, first, grow, config)
                                      : grow(dataset, resolved, first);

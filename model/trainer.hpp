@@ -113,6 +113,9 @@ struct TrainerHooks {
   std::function<void(CostModel&, MigrationModel&)> cost_models;
   // The CPU cost model for auto's decision to start on the GPU. Default: a short probe.
   std::function<CostModel()> cpu_cost;
+  // Whether this process has opened a GPU already (its start-up is then paid). Default: asks
+  // the CUDA backend.
+  std::function<bool()> gpu_started;
   // Iteration at which a GPU backend fails as a device would (0: never). Default: the
   // RBFNET_FAULT_GPU_AT_ITERATION environment variable.
   std::size_t fault_gpu_at_iteration = 0;
@@ -139,6 +142,9 @@ struct TrainOptions {
   // > 0: the dataset's rows from this one on are a separate validation set (the rows of
   // data.validation_path), and data.validation is not used.
   std::size_t validation_from = 0;
+  // Growths this training runs from this one on, in this process (model selection's folds and
+  // width sets, then the final growth): auto shares a GPU's start-up among them.
+  std::size_t growths_ahead = 1;
   // The result's network carries its training state even when the run was not interrupted,
   // so that a stop during a refit can checkpoint the run that chose the node count.
   bool state_in_result = false;

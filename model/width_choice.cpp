@@ -46,6 +46,7 @@ TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& co
     Config c = config;
     c.candidates.width_factors = sets[s];
     TrainOptions o = options;
+    o.growths_ahead = sets.size() - s - 1 + options.growths_ahead;  // this set's, the next's, and what follows
     o.on_iteration = [&, s](const IterationRecord& rec) {
       records[s].push_back(rec);
       if (options.on_fold_iteration) options.on_fold_iteration(rec);

@@ -206,6 +206,60 @@ TEST_CASE("switching: auto starts on the GPU when even the first iterations are 
   CHECK(cpu_first.iterations.front().backend == "cpu");
 }
 
+TEST_CASE("switching: auto shares the GPU's start-up among the growths of one training") {
+  // A GPU far faster per iteration whose start-up (290 of its 300 ms) one growth of 40
+  // iterations cannot repay against a CPU at 5 ms per iteration, but eleven growths can.
+  model::Config c = switching_config();
+  c.backend.kind = model::BackendKind::auto_select;
+  c.trainer.precision = model::Precision::float64;
+  std::size_t gpu_backends = 0;
+  model::TrainerHooks hooks = fake_gpu_hooks();
+  hooks.make_double = [&gpu_backends](model::BackendKind kind) -> std::unique_ptr<model::Backend<double>> {
+    if (kind != model::BackendKind::gpu) return cpu::make_backend<double>(model::CpuOptions{2});
+    ++gpu_backends;
+    return std::make_unique<FakeGpu<double>>(true);
+  };
+  hooks.cost_models = [](model::CostModel& gpu, model::MigrationModel& migration) {
+    gpu.overhead_ms = 0.001;
+    gpu.bandwidth_gbs = 1e6;
+    migration.fixed_ms = 300;
+    migration.startup_ms = 290;
+    migration.transfer_gbs = 1e3;
+  };
+  hooks.cpu_cost = [] {
+    model::CostModel cpu;
+    cpu.overhead_ms = 5;
+    return cpu;
+  };
+  bool started = false;  // whether this process has opened a GPU before
+  hooks.gpu_started = [&started] { return started; };
+  model::TrainOptions one;
+  one.hooks = hooks;
+  const model::TrainResult alone = model::train(dataset(), c, one);
+  CHECK(gpu_backends == 0);
+  CHECK(alone.iterations.front().backend == "cpu");
+
+  model::TrainOptions shared = one;
+  shared.growths_ahead = 11;
+  const model::TrainResult first_of_eleven = model::train(dataset(), c, shared);
+  CHECK(gpu_backends == 1);
+  CHECK(first_of_eleven.iterations.front().backend == "gpu");
+
+  // Cross-validation counts its own growths: 2 folds x 2 width sets and the final growth.
+  model::Config folds = c;
+  folds.data.folds = 2;
+  gpu_backends = 0;
+  model::train(dataset(), folds, one);
+  CHECK(gpu_backends >= 1);
+
+  // Once a GPU is open in the process, its start-up is paid: one growth alone starts there.
+  started = true;
+  gpu_backends = 0;
+  const model::TrainResult warm = model::train(dataset(), c, one);
+  CHECK(gpu_backends == 1);
+  CHECK(warm.iterations.front().backend == "gpu");
+}
+
 TEST_CASE("switching: auto never starts the GPU driver for a run too small to repay it") {
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::auto_select;

@@ -55,6 +55,30 @@ TEST_CASE("start rule: a run too small for any GPU never asks for one") {
   CHECK_FALSE(whole_run_too_small_for_a_gpu(unstored, 20));
 }
 
+TEST_CASE("start rule: a training of several growths is judged whole") {
+  // Model selection on 1,600 rows: 3000 stored float64 candidates, 300 nodes per growth.
+  const IterationShape fold = first_iteration_shape(1600, 10, 1, 3000, 400, 8, 3000, 1024 * kMiB);
+  CHECK(whole_run_too_small_for_a_gpu(fold, 300));
+  CHECK_FALSE(whole_run_too_small_for_a_gpu(fold, 300, 11));
+}
+
+TEST_CASE("start rule: the GPU's start-up is shared among the growths ahead, and paid once") {
+  MigrationModel m;
+  m.fixed_ms = 300;
+  m.startup_ms = 280;
+  const MigrationModel alone = shared_migration(m, 1, false);
+  CHECK(alone.fixed_ms == doctest::Approx(300));
+  const MigrationModel of_ten = shared_migration(m, 10, false);
+  CHECK(of_ten.fixed_ms == doctest::Approx(20 + 28));
+  CHECK(of_ten.transfer_gbs == m.transfer_gbs);
+  const MigrationModel started = shared_migration(m, 10, true);
+  CHECK(started.fixed_ms == doctest::Approx(20));
+  // A fixed cost with no start-up part (given in the config) is kept whole.
+  MigrationModel configured;
+  configured.fixed_ms = 120;
+  CHECK(shared_migration(configured, 10, true).fixed_ms == doctest::Approx(120));
+}
+
 TEST_CASE("start rule: start on the GPU only when it is predicted at least twice as fast") {
   BackendConfig config;
   const IterationShape first = first_iteration_shape(1000000, 20, 1, 4096, 0, 4, 4096, 1e12);

@@ -45,6 +45,10 @@ struct DeviceReport {
 // Lists CUDA devices, or says why there are none. Never throws.
 DeviceReport query_devices();
 
+// True once open_context has opened a device in this process: later contexts no longer pay
+// the device's start-up (its primary context lives until the process ends).
+bool context_opened_in_process();
+
 // Opens options.device. Throws rbf::InputError when the device does not exist or CUDA is not
 // built in, rbf::model::DeviceError when the device cannot be opened.
 std::shared_ptr<Context> open_context(const model::GpuOptions& options);

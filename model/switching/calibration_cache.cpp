@@ -86,6 +86,8 @@ SwitchCosts with_config(const BackendConfig& config, const CostModel& gpu, const
   costs.gpu.bandwidth_gbs = pick(config.gpu_bandwidth_gbs, gpu.bandwidth_gbs);
   costs.gpu.gflops = pick(config.gpu_gflops, gpu.gflops);
   costs.migration.fixed_ms = pick(config.migration_fixed_ms, migration.fixed_ms);
+  // A fixed cost given in the config is taken whole, start-up and all.
+  costs.migration.startup_ms = config.migration_fixed_ms > 0 ? 0.0 : migration.startup_ms;
   costs.migration.transfer_gbs = pick(config.migration_gbs, migration.transfer_gbs);
   return costs;
 }
@@ -195,6 +197,7 @@ SwitchCosts switch_costs(const BackendConfig& config, const GpuCalibration& cali
   gpu.gflops = calibration.gflops;
   MigrationModel migration;
   migration.fixed_ms = calibration.startup_ms + kMigrationAllocations * calibration.alloc_ms;
+  migration.startup_ms = calibration.startup_ms;
   migration.transfer_gbs =
       calibration.pageable_transfer_gbs > 0 ? calibration.pageable_transfer_gbs : calibration.transfer_gbs;
   SwitchCosts costs = with_config(config, gpu, migration);

@@ -2,6 +2,7 @@
 // the time a backend or a migration is predicted to take for them.
 #include "model/switching/cost_model.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "model/contracts/refine_engine.hpp"
@@ -97,5 +98,14 @@ double CostModel::predict_ms(const IterationShape& shape) const {
 }
 
 double MigrationModel::predict_ms(double bytes) const { return fixed_ms + ms_for(bytes, transfer_gbs * 1e9); }
+
+MigrationModel shared_migration(const MigrationModel& migration, std::size_t growths, bool started) {
+  MigrationModel shared = migration;
+  const double startup = std::min(std::max(0.0, migration.startup_ms), migration.fixed_ms);
+  const double share = started ? 0.0 : startup / static_cast<double>(std::max<std::size_t>(1, growths));
+  shared.fixed_ms = migration.fixed_ms - startup + share;
+  shared.startup_ms = share;
+  return shared;
+}
 
 }  // namespace rbf::model

@@ -53,9 +53,16 @@ struct CostModel {
 
 struct MigrationModel {
   double fixed_ms = 300;         // device start-up, allocations
+  double startup_ms = 0;         // the part of fixed_ms a process pays once: the device's start-up
   double transfer_gbs = 10;      // host -> device copies
   // Bytes moved: X, Y, validation X, candidates (or Phi_C), Q, E, statistics, Phi_val.
   double predict_ms(double bytes) const;
 };
+
+// The migration cost one growth should count when the training runs `growths` growths from
+// this one on (model selection's folds and width sets, then the final growth) in one process:
+// the device's start-up is paid once for all of them, and not at all when `started` (a device
+// was opened in this process already).
+MigrationModel shared_migration(const MigrationModel& migration, std::size_t growths, bool started);
 
 }  // namespace rbf::model

@@ -45,10 +45,11 @@ IterationShape first_iteration_shape(std::size_t rows, std::size_t features, std
   return first;
 }
 
-bool whole_run_too_small_for_a_gpu(const IterationShape& first, std::size_t max_nodes) {
+bool whole_run_too_small_for_a_gpu(const IterationShape& first, std::size_t max_nodes, std::size_t growths) {
   IterationShape last = first;
   last.nodes = max_nodes;  // the largest Q of the run bounds every iteration
-  const double bytes = iteration_bytes(last) * static_cast<double>(max_nodes);
+  const double bytes =
+      iteration_bytes(last) * static_cast<double>(max_nodes) * static_cast<double>(std::max<std::size_t>(1, growths));
   return iteration_flops(last) == 0 && bytes / (kFastestCpuGbs * 1e9) * 1e3 < kGpuStartupFloorMs;
 }
 

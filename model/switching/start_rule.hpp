@@ -22,10 +22,11 @@ constexpr double kFastestCpuGbs = 400.0;
 // measured start-ups are 100 to 250 ms.
 constexpr double kGpuStartupFloorMs = 50.0;
 
-// True when all `max_nodes` iterations, each bounded by `first` grown to max_nodes nodes and
-// read at kFastestCpuGbs, would take less than kGpuStartupFloorMs: no GPU could win that
-// back, so auto need not even ask the driver for one.
-bool whole_run_too_small_for_a_gpu(const IterationShape& first, std::size_t max_nodes);
+// True when all `max_nodes` iterations of each of `growths` growths (model selection's, in one
+// process), each bounded by `first` grown to max_nodes nodes and read at kFastestCpuGbs, would
+// take less than kGpuStartupFloorMs: no GPU could win that back, so auto need not even ask
+// the driver for one.
+bool whole_run_too_small_for_a_gpu(const IterationShape& first, std::size_t max_nodes, std::size_t growths = 1);
 
 // A CPU that cannot lose: kFastestCpuGbs, no overhead, unbounded arithmetic. Only when even
 // it would start on the GPU is the real CPU worth probing.
