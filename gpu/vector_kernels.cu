@@ -461,7 +461,15 @@ cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k
   return cudaGetLastError();
 }
 
-// Launches the register-tile first pass where it applies (float, at most 512 columns, rows a
+// Below this many columns the column-split pass is faster: its re-read of a tile of a few
+// columns comes from cache, while the register tiles pay a fixed cost per tile (a 32-column
+// transposing sum, two barriers) that a small basis does not repay. On an H100 at 200,000 rows
+// the first CGS call took 0.05 ms with the column-split pass against 0.07 ms; from about 50
+// columns on both take the same time, and with hundreds the register tiles are faster
+// (docs/BENCHMARKS.md).
+constexpr int kCgsRegisterMinColumns = 64;
+
+// Launches the register-tile first pass where it applies (float, 64 to 512 columns, rows a
 // multiple of 64; the 128-row tile where they divide); false otherwise.
 template <typename T>
 bool launch_cgs_subtract_registers(const T*, std::size_t, int, const T*, const T*, T*, int, unsigned char*, double,
@@ -474,6 +482,7 @@ bool launch_cgs_subtract_registers<float>(const float* q, std::size_t ldq, int c
                                           double ratio2, const ReduceScratch& scratch, double* results,
                                           float* partial, cudaStream_t stream) {
   if (padded_rows % 64 != 0) return false;  // backends pad to kRowPadding; other callers may not
+  if (cols < kCgsRegisterMinColumns) return false;
   const int blocks = cgs_blocks(padded_rows);
   if (cols <= CgsRegisterTile<4, 16>::kMaxColumns && padded_rows % 128 == 0)
     cgs_subtract_registers_kernel<4, 16><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,

@@ -90,8 +90,9 @@ void check_first_pass_cases(double tolerance) {
   RBF_SKIP_WITHOUT_GPU();
   rbf::gpu::Context ctx(0, rbf::model::GpuMemory::device);
   // 1216 rows: 64-row tiles only; 1280: 128-row tiles; 131072: the long tiles of the
-  // column-split pass. Columns 128/129, 256/257 and 512/513 straddle the register tiles' limits.
-  const FirstPassCase cases[] = {{1216, 1},   {1216, 7},   {1280, 128},  {1280, 129}, {1216, 128},
+  // column-split pass. Columns 63/64, 128/129, 256/257 and 512/513 straddle the register tiles'
+  // limits (below 64 columns the column-split pass runs).
+  const FirstPassCase cases[] = {{1216, 1},   {1216, 7},   {1216, 63},   {1280, 64},  {1280, 128},  {1280, 129}, {1216, 128},
                                  {1216, 256}, {1280, 257}, {1216, 300},  {1280, 512}, {1216, 513},
                                  {131072, 100}, {131072, 300}, {131072, 520}};
   for (const FirstPassCase& c : cases) check_first_pass<T>(ctx, c, tolerance);
