@@ -32,7 +32,6 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
   x_ = to_scalar<T>(p_.x_train);
   y_ = to_scalar<T>(p_.y_train);
   xv_ = to_scalar<T>(p_.x_val);
-  if (nv_ > 0) validation_targets_ = validation_targets(p_, ds.task == data::Task::classification);
   centers_ = to_scalar<T>(pool_.centers);
   widths_ = to_scalar<T>(pool_.widths);
   // A configured sigma0 so extreme that gamma = 1/(2 sigma^2) overflows or underflows in T
@@ -70,7 +69,13 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::at
   b->set_setup_stop(setup_stop);
   b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
   b->set_validation_data(xv_.data(), nv_);
-  if (nv_ > 0) b->set_validation_targets(validation_targets_);
+  // A device backend sums the validation errors where its predictions are; the targets (nv x k,
+  // twice with linear terms) are made only then, so that CPU runs do not hold them.
+  if (nv_ > 0 && b->kind() == BackendKind::gpu) {
+    if (validation_targets_.target.empty())
+      validation_targets_ = validation_targets(p_, ds_.task == data::Task::classification);
+    b->set_validation_targets(validation_targets_);
+  }
   b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_,
                     b->kind() == BackendKind::cpu ? cpu_candidate_budget() : candidate_cap_bytes());
   return b;

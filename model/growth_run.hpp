@@ -193,7 +193,7 @@ class GrowthRun {
   const CandidatePool pool_;
   std::size_t n_ = 0, nv_ = 0, k_ = 0, count_ = 0;
   std::vector<T> x_, y_, xv_, centers_, widths_;
-  ValidationTargets validation_targets_;  // given to each backend, which may score on its own
+  ValidationTargets validation_targets_;  // given to each GPU backend, which scores on its own
   bool ols_ = true;
   std::size_t fault_at_ = 0;
   std::size_t iteration_ = 0;

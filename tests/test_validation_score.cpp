@@ -21,12 +21,14 @@ using namespace rbf;
 
 namespace {
 
-// The CPU backend, computing validation_sums from its own predictions and the targets given;
-// `calls` (the test's, since the trainer destroys its backends) counts the sums it made.
+// The CPU backend standing in for a GPU (the trainer gives targets to device backends only),
+// computing validation_sums from its own predictions and the targets given; `calls` (the
+// test's, since the trainer destroys its backends) counts the sums it made.
 class SummingBackend final : public model::ForwardingBackend<double> {
  public:
   explicit SummingBackend(std::size_t* calls)
       : model::ForwardingBackend<double>(cpu::make_backend<double>(model::CpuOptions{2})), calls_(calls) {}
+  model::BackendKind kind() const override { return model::BackendKind::gpu; }
   void set_validation_targets(const model::ValidationTargets& targets) override { targets_ = targets; }
   bool validation_sums(const double* w, std::size_t columns, model::ValidationSums& sums) override {
     if (targets_.target.empty()) return false;
