@@ -212,6 +212,9 @@ TEST_CASE("switching: auto shares the GPU's start-up among the growths of one tr
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::auto_select;
   c.trainer.precision = model::Precision::float64;
+  // Only the start decision is tested: the switch rule compares measured CPU times, which on a
+  // slow machine (an emulator) would move a growth that starts on the CPU to the GPU.
+  c.backend.confirm = 1000;
   std::size_t gpu_backends = 0;
   model::TrainerHooks hooks = fake_gpu_hooks();
   hooks.make_double = [&gpu_backends](model::BackendKind kind) -> std::unique_ptr<model::Backend<double>> {
