@@ -205,6 +205,15 @@ CrossValidationChoice choose_from_folds(const std::vector<FoldCurves>& per_set) 
   return choice;
 }
 
+TrainResult stopped_with_nothing_to_save(const std::string& stage) {
+  TrainResult stopped;
+  stopped.interrupted = true;
+  stopped.nothing_to_save = true;
+  stopped.stop_reason = "interrupted";
+  stopped.unsaved_stage = stage;
+  return stopped;
+}
+
 TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
                                   std::size_t folds, const GrowFunction& grow) {
   using Clock = std::chrono::steady_clock;
@@ -253,13 +262,8 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
         const FoldLogScope quiet;
         r = grow(fold, c, o);
       }
-      if (r.interrupted) {
-        TrainResult stopped;
-        stopped.interrupted = true;
-        stopped.nothing_to_save = true;
-        stopped.stop_reason = "interrupted";
-        return stopped;
-      }
+      // TrainResult's default stage is cross-validation's.
+      if (r.interrupted) return stopped_with_nothing_to_save(TrainResult().unsaved_stage);
       curve[0] = r.zero_node_val_rmse;
       hits[0] = r.zero_node_val_accuracy;
       per_set[s].rmse.push_back(std::move(curve));

@@ -72,6 +72,11 @@ struct CrossValidationChoice {
 // that lowest mean.
 CrossValidationChoice choose_from_folds(const std::vector<FoldCurves>& per_set);
 
+// What a stop during model selection returns: interrupted, with nothing to save, since a
+// growth's checkpoint would resume with another configuration (widths, precision) than the one
+// a resumed run resolves; `stage` says when (TrainResult::unsaved_stage).
+TrainResult stopped_with_nothing_to_save(const std::string& stage);
+
 // One growth on `dataset` as `config` says (the trainer's, without cross-validation).
 using GrowFunction = std::function<TrainResult(const data::Dataset&, const Config&, const TrainOptions&)>;
 

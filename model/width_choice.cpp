@@ -55,16 +55,8 @@ TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& co
     spdlog::info("choosing the widths on the validation rows: growing {}", growth);
     if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
     results.push_back(grow(dataset, c, o));
-    if (results[s].interrupted) {
-      // Its checkpoint would resume with another configuration (widths, precision) than the
-      // one a resumed run resolves: like cross-validation, save nothing.
-      TrainResult stopped;
-      stopped.interrupted = true;
-      stopped.nothing_to_save = true;
-      stopped.stop_reason = "interrupted";
-      stopped.unsaved_stage = "the width choice on the validation rows, before either growth was kept";
-      return stopped;
-    }
+    if (results[s].interrupted)
+      return stopped_with_nothing_to_save("the width choice on the validation rows, before either growth was kept");
     if (validation_mse(results[s]) < validation_mse(results[best])) best = s;
   }
   TrainResult result = std::move(results[best]);
