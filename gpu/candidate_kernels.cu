@@ -203,6 +203,7 @@ __global__ void __launch_bounds__(kBlock)
   // w, w + kWarps, ... of its lane's candidate, then warp 0 adds the warps' sums in order and
   // goes on alone. Many warps share the splits, so their loads are in flight together.
   __shared__ double warp_z[kWarps][kFinishCandidates];
+  if (history.dependent != nullptr && *history.dependent != 0.0) return;  // every block alike
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int c = blockIdx.x * kFinishCandidates + lane;
   const int k = stats.k;
@@ -214,6 +215,12 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll 4
     for (int s = warp; s < splits; s += kWarps)
       part += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
+    if (history.g != nullptr) {  // lazy CGS2: minus the unfinished column's share along Q
+      const T* row = history.z + static_cast<std::size_t>(c) * history.ld;
+#pragma unroll 4
+      for (int j = warp; j < history.column; j += kWarps)
+        part -= static_cast<double>(row[j]) * static_cast<double>(history.g[j]);
+    }
     warp_z[warp][lane] = part;
   }
   __syncthreads();
@@ -221,6 +228,7 @@ __global__ void __launch_bounds__(kBlock)
   if (mark == kAvailable && a != nullptr) {
     double z = 0.0;
     for (int w = 0; w < kWarps; ++w) z += warp_z[w][lane];
+    if (history.norm != nullptr) z /= *history.norm;
     stats.proj2[c] += z * z;
     history.z[static_cast<std::size_t>(c) * history.ld + history.column] = static_cast<T>(z);
     for (int j = 0; j < k; ++j) stats.g[static_cast<std::size_t>(c) * k + j] -= z * a[j];

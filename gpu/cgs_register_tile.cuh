@@ -68,19 +68,32 @@ __device__ __forceinline__ void warp_transpose_sum(float (&v)[N]) {
 // ||u||^2 and ||phi||^2 summed over the block's rows (returned in thread 0). Lane l of warp w
 // holds rows 32 V t + V l .. + V - 1 of columns w, w + kWarps, ... of tile t. Requires
 // cols <= CgsRegisterTile<V, kC>::kMaxColumns and padded_rows a multiple of 32 V.
+// Lazy CGS2 (lazy.pending, see launch_cgs_subtract): the tile's pending column is finished
+// from the same registers first, written back, and replaces the loaded u in the owner warp's
+// registers before phi is projected; with lazy.e, E is updated and u^T E summed into ue.
 template <int V, int kC>
 __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restrict__ q, std::size_t ldq, int cols,
                                                             const float* __restrict__ h,
                                                             const float* __restrict__ phi, float* __restrict__ u,
                                                             int padded_rows, float* __restrict__ partial,
-                                                            double& su, double& sp) {
+                                                            const LazyCgs<float>& lazy,
+                                                            const double* __restrict__ results, double& su,
+                                                            double& sp, double* ue) {
   constexpr int kRows = 32 * V;
   constexpr int kChunk = kC < 32 ? kC : 32;  // columns per transposing sum
   __shared__ float hs[kWarps * kC];
+  __shared__ float gs[kWarps * kC];
   __shared__ float sums[kWarps][kRows];
   __shared__ __align__(16) float u_tile[kRows];
+  __shared__ __align__(16) float q_tile[kRows];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int j = threadIdx.x; j < kWarps * kC; j += kBlock) hs[j] = j < cols ? h[j] : 0.0f;
+  const bool settle = lazy.pending != nullptr;
+  const int last = cols - 1;  // the pending column, when settling
+  for (int j = threadIdx.x; j < kWarps * kC; j += kBlock) {
+    hs[j] = j < cols ? h[j] : 0.0f;
+    gs[j] = settle && j < last ? lazy.g[j] : 0.0f;
+  }
+  const float scale = settle ? static_cast<float>(1.0 / results[kNormU]) : 0.0f;
   float share[kC / kChunk];
 #pragma unroll
   for (int b = 0; b < kC / kChunk; ++b) share[b] = 0.0f;
@@ -97,10 +110,46 @@ __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restr
     for (int c = 0; c < kC; ++c) {
       const int j = warp + c * kWarps;
       if (j < cols) {
-        x[c] = load_rows(q + static_cast<std::size_t>(j) * ldq + row0 + V * lane, RowsV<V>{});
+        // A pending column is read (and later written) through its own pointer, not q.
+        const float* src = settle && j == last ? lazy.pending : q + static_cast<std::size_t>(j) * ldq;
+        x[c] = load_rows(src + row0 + V * lane, RowsV<V>{});
       } else {
 #pragma unroll
         for (int r = 0; r < V; ++r) x[c].v[r] = 0.0f;
+      }
+    }
+    float qp = 0.0f;  // thread t < kRows: the pending column's finished value in row t
+    if (settle) {
+      float accg[V];
+#pragma unroll
+      for (int r = 0; r < V; ++r) accg[r] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kC; ++c) {
+        const float gj = gs[warp + c * kWarps];  // 0 for the pending column itself
+#pragma unroll
+        for (int r = 0; r < V; ++r) accg[r] = fmaf(x[c].v[r], gj, accg[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < V; ++r) sums[warp][V * lane + r] = accg[r];
+      __syncthreads();
+      if (threadIdx.x < kRows) {
+        float total = 0.0f;
+        for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
+        float* column = lazy.pending + row0 + static_cast<int>(threadIdx.x);
+        qp = (*column - total) * scale;
+        *column = qp;
+        q_tile[threadIdx.x] = qp;
+      }
+      __syncthreads();
+      // Selects, not x[last / kWarps]: a runtime index would put x in local memory.
+      float qv[V];
+#pragma unroll
+      for (int r = 0; r < V; ++r) qv[r] = q_tile[V * lane + r];
+#pragma unroll
+      for (int c = 0; c < kC; ++c) {
+        const bool finished = warp + c * kWarps == last;
+#pragma unroll
+        for (int r = 0; r < V; ++r) x[c].v[r] = finished ? qv[r] : x[c].v[r];
       }
     }
     float acc[V];
@@ -124,6 +173,17 @@ __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restr
       u_tile[threadIdx.x] = w;
       su += static_cast<double>(w) * static_cast<double>(w);
       sp += static_cast<double>(p) * static_cast<double>(p);
+      if (lazy.e != nullptr) {
+        for (int j = 0; j < lazy.k; ++j) {
+          float* e = lazy.e + i + static_cast<std::size_t>(j) * lazy.lde;
+          float v = *e;
+          if (settle) {
+            v -= qp * static_cast<float>(results[kResultA + j]);
+            *e = v;
+          }
+          ue[j] += static_cast<double>(w) * static_cast<double>(v);
+        }
+      }
     }
     __syncthreads();
     float ur[V];
@@ -141,8 +201,9 @@ __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restr
       warp_transpose_sum(s);
       share[b] += s[0];
     }
-    // The next tile's sums and u_tile are written only after its first barrier, which every
-    // warp reaches after reading this tile's u_tile.
+    // The next tile's sums, u_tile and q_tile are written only after its first barrier... with
+    // a pending column, its first write of sums comes before that barrier, but after this
+    // tile's last one, which every thread passes only once it has read this tile's sums.
   }
   // Lane l holds column chunk b's value l >> (5 - log2 kChunk); one lane of each writes it.
   constexpr int kShift = kChunk == 32 ? 0 : kChunk == 16 ? 1 : kChunk == 8 ? 2 : kChunk == 4 ? 3 : kChunk == 2 ? 4 : 5;

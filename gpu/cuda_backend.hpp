@@ -12,6 +12,7 @@
 
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/device_timing.hpp"
 #include "gpu/kernels.hpp"
 #include "gpu/matrix_free_kernels.hpp"
 #include "model/contracts/backend.hpp"
@@ -39,6 +40,9 @@ class CudaBackend final : public model::Backend<T> {
   double add_node(std::size_t c, double tol, std::vector<double>& h) override;
   double add_node_at(const T* center, T width, double tol, std::vector<double>& h) override;
   double update(bool statistics, std::vector<double>& a) override;
+  // Lazy CGS2 and the lazy update queued back to back, one wait (cuda_iteration.cpp).
+  double add_and_update(std::size_t c, double tol, std::vector<double>& h, bool statistics, std::vector<double>& a,
+                        typename model::Backend<T>::PhaseTimes& times) override;
   void add_validation_column(std::size_t c) override;
   void add_validation_column_at(const T* center, T width) override;
   void predict_validation(const double* w, std::size_t columns,
@@ -88,6 +92,19 @@ class CudaBackend final : public model::Backend<T> {
   void reset_from_columns(const T* q0);
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
+  // Lazy CGS2 (cuda_orthogonalize.cpp) applies: one device, few enough outputs to fold a = q^T E
+  // into CGS's pass.
+  bool lazy_cgs() const;
+  // Queues lazy CGS2's two launches for phi (h1 = Q^T phi on the device, mark set to used).
+  void queue_lazy_cgs(const T* phi, const T* h1, unsigned char* mark, double tol);
+  // After CGS's results came back: h, the new node (unless dependent) and ||u|| or 0.
+  double take_cgs_results(std::vector<double>& h);
+  // Queues the scoring pass of q and the statistics update with the next selection; `column`
+  // is the history column it writes (and, for lazy CGS2, how to correct z).
+  void queue_statistics(const T* q, bool fused, const History<T>& column);
+  // Finishes the column lazy CGS2 left pending (and E's update by it), for the callers that
+  // read Q or E as they are. Const: the basis it represents does not change.
+  void settle_basis() const;
   // CGS of the column phi against Q, twice when DGKS asks, as add_node documents. h1 =
   // Q^T phi when known (the candidate's history row), else null and computed here; mark (not
   // null) is set to used.
@@ -192,6 +209,15 @@ class CudaBackend final : public model::Backend<T> {
   std::size_t h_offset_ = 0;
   // add_node left a = q^T E in the results, so update() can fold E -= q a^T into its pass.
   bool a_ready_ = false;
+  // Lazy CGS2: Q's column nodes_ still holds u, with its second projection's coefficients in
+  // h_ + basis_capacity_ and ||q|| in results[kNormU]; E still owes its update by it.
+  mutable bool pending_ = false;
+  // settle_basis() applied the E -= q a^T that update() would otherwise apply.
+  mutable bool residual_settled_ = false;
+  // ||E||_F^2 as update() returns it (lazy updates subtract ||a||^2 from the last exact one).
+  double residual_norm2_ = 0.0;
+  // add_and_update's marks between its two steps and after them, for the steps' times.
+  std::unique_ptr<Event> added_, updated_;
   Buffer<long long> reduce_indices_;
   Buffer<unsigned int> tickets_;
 

@@ -8,6 +8,14 @@
 // (again only when asked) with the norms, h and a = q^T E. So Q is read once per candidate
 // node when the first projection is enough (twice for an off-pool node) and twice when
 // ||u|| < ||phi|| / sqrt(2) calls for the second one, which is most nodes of RBF growth.
+//
+// Lazy CGS2 (one device, at most kMaxFusedOutputs outputs) reads Q once per node even then.
+// The second projection's u -= Q h2 is left pending: Q's new column keeps u, and
+// ||u - Q h2||^2 = ||u||^2 - ||h2||^2 gives the norm, the dependence test and a = u^T E / ||q||
+// (u^T E summed in the first pass; Q^T E = 0). The scoring pass reads u and corrects z with
+// the history (z = (Phi^T u - Z h2) / ||q||, finish_update), and the next node's first pass
+// finishes the column from the same read of Q it makes anyway, with E -= q a^T, before
+// projecting. Anything else that reads Q or E as they are calls settle_basis() first.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -76,36 +84,85 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
   T* u = q_.get() + (nodes_ + 1) * npad_;
   T* h2 = h_.get() + basis_capacity_;
   if (h1 == nullptr) {
+    settle_basis();  // the product needs Q as it is
     RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, cols, one, q_.get(), npad, phi, zero, h_.get()));
     sum_over_shards(h_.get(), static_cast<std::size_t>(cols));
     h1 = h_.get();
   }
+  residual_settled_ = false;  // whatever settle_basis() did was the previous node's update
   constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
-  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, ratio2, scratch(),
-                                     results_.get(), cgs_partial_.get(), stream));
-  // Unsharded, the decisions stay on the device: reading them would cost round trips. A
-  // shard's norms cover its rows only, so the group's are summed and decided on the host.
-  const bool again = sharded() ? shard_reorthogonalization(ratio2) : true;
-  // Skipped on the device by the decision.
-  RBF_CUDA_CHECK(launch_cgs_reduce(cgs_partial_.get(), npad, cols, results_.get(), h2, stream));
-  if (sharded() && again) sum_over_shards(h2, static_cast<std::size_t>(cols));
-  // a = q^T E folded into the last pass would be a shard's share only: sharded, update() sums it.
-  const bool fuse_a = !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
-  RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
-                                   npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
-                                   stream));
-  if (sharded()) shard_dependence(tol);
-  RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
+  if (lazy_cgs()) {
+    queue_lazy_cgs(phi, h1, mark, tol);
+  } else {
+    RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, u, npad, mark, ratio2, scratch(),
+                                       results_.get(), cgs_partial_.get(), stream));
+    // Unsharded, the decisions stay on the device: reading them would cost round trips. A
+    // shard's norms cover its rows only, so the group's are summed and decided on the host.
+    const bool again = sharded() ? shard_reorthogonalization(ratio2) : true;
+    // Skipped on the device by the decision.
+    RBF_CUDA_CHECK(launch_cgs_reduce(cgs_partial_.get(), npad, cols, results_.get(), h2, stream));
+    if (sharded() && again) sum_over_shards(h2, static_cast<std::size_t>(cols));
+    // a = q^T E folded into the last pass would be a shard's share only: sharded, update() sums it.
+    const bool fuse_a = !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
+    RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
+                                     npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
+                                     stream));
+    if (sharded()) shard_dependence(tol);
+    RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
+  }
   copy_results_back(h_offset_ + static_cast<std::size_t>(cols));
+  return take_cgs_results(h);
+}
 
+template <typename T>
+void CudaBackend<T>::queue_lazy_cgs(const T* phi, const T* h1, unsigned char* mark, double tol) {
+  constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
+  const int cols = as_int(nodes_ + 1);
+  T* h2 = h_.get() + basis_capacity_;
+  LazyCgs<T> lazy;
+  lazy.e = e_.get();
+  lazy.lde = npad_;
+  lazy.k = as_int(k_);
+  if (pending_) {
+    lazy.pending = q_.get() + nodes_ * npad_;
+    lazy.g = h2;  // read by the pass before the close below overwrites it
+  }
+  RBF_CUDA_CHECK(launch_cgs_subtract(q_.get(), npad_, cols, h1, phi, q_.get() + (nodes_ + 1) * npad_, as_int(npad_),
+                                     mark, ratio2, scratch(), results_.get(), cgs_partial_.get(), context_.stream(),
+                                     lazy));
+  pending_ = false;  // finished by that pass, whether or not the new node is kept
+  RBF_CUDA_CHECK(launch_cgs_lazy_close(cgs_partial_.get(), as_int(npad_), cols, h1, h2, as_int(k_), tol, scratch(),
+                                       results_.get(), as_int(h_offset_), context_.stream()));
+}
+
+template <typename T>
+double CudaBackend<T>::take_cgs_results(std::vector<double>& h) {
+  const std::size_t cols = nodes_ + 1;
   const double* results = results_host_.host();
   if (results[kReorthogonalize] != 0.0) ++reorthogonalizations_;
-  h.assign(static_cast<std::size_t>(cols), 0.0);
+  h.assign(cols, 0.0);
   if (results[kDependent] != 0.0) return 0.0;  // Q unchanged
   std::copy(results + h_offset_, results + h_offset_ + cols, h.begin());
   ++nodes_;
-  a_ready_ = fuse_a;
+  // a = q^T E is in the results (folded into CGS's last pass, or lazy CGS2's).
+  a_ready_ = lazy_cgs();
+  pending_ = lazy_cgs();
   return results[kNormU];
+}
+
+template <typename T>
+bool CudaBackend<T>::lazy_cgs() const {
+  return !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
+}
+
+template <typename T>
+void CudaBackend<T>::settle_basis() const {
+  if (!pending_) return;
+  RBF_CUDA_CHECK(launch_cgs_settle(q_.get(), npad_, as_int(nodes_), h_.get() + basis_capacity_,
+                                   q_.get() + nodes_ * npad_, as_int(npad_), e_.get(), npad_, as_int(k_),
+                                   scratch(), results_.get(), context_.stream()));
+  pending_ = false;
+  residual_settled_ = true;
 }
 
 template <typename T>
@@ -124,6 +181,7 @@ void CudaBackend<T>::upload_node(const T* center, T width) {
 template <typename T>
 void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   if (columns <= basis_capacity_) return;
+  settle_basis();  // its coefficients live in h_, which is reallocated
   const std::size_t capacity = std::max(columns, 2 * basis_capacity_);
   Buffer<T> q(context_, npad_ * capacity, Placement::device,
               "the orthonormal basis Q (" + std::to_string(capacity) + " columns)");
@@ -156,7 +214,11 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   template double CudaBackend<T>::add_node_at(const T*, T, double, std::vector<double>&);                          \
   template double CudaBackend<T>::orthogonalize(const T*, const T*, unsigned char*, double, std::vector<double>&); \
   template void CudaBackend<T>::upload_node(const T*, T);                                                          \
-  template void CudaBackend<T>::ensure_basis_capacity(std::size_t);
+  template void CudaBackend<T>::ensure_basis_capacity(std::size_t);                                               \
+  template bool CudaBackend<T>::lazy_cgs() const;                                                                  \
+  template void CudaBackend<T>::queue_lazy_cgs(const T*, const T*, unsigned char*, double);                        \
+  template double CudaBackend<T>::take_cgs_results(std::vector<double>&);                                          \
+  template void CudaBackend<T>::settle_basis() const;
 RBF_INSTANTIATE_ORTHOGONALIZE(float)
 RBF_INSTANTIATE_ORTHOGONALIZE(double)
 #undef RBF_INSTANTIATE_ORTHOGONALIZE

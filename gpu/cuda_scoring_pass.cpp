@@ -52,6 +52,8 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   const int npad = as_int(npad_), k = as_int(k_);
 
   nodes_ = 0;
+  pending_ = false;  // the basis starts over
+  residual_settled_ = false;
   val_columns_ = 0;  // validation columns belong to the nodes, which start over
   selection_ready_ = false;
   a_ready_ = false;
@@ -77,6 +79,7 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
     queue_selection(last_request_);
   }
   copy_results_back(kResultA + k_);
+  residual_norm2_ = results_host_.host()[kResidualNorm2];
   a.assign(results_host_.host() + kResultA, results_host_.host() + kResultA + k_);
   if (device_selects()) {
     ready_selection_ = read_selection();
@@ -115,11 +118,19 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   const int npad = as_int(npad_), k = as_int(k_);
   const T* q = q_.get() + nodes_ * npad_;
   double* a_device = results_.get() + kResultA;
+  // Lazy CGS2 left column nodes_ unfinished: the pass reads its u and corrects z from the
+  // history (complete up to this column), and E's update waits for the next CGS pass.
+  const bool lazy = pending_ && statistics && history_columns_ == nodes_ && last_request_.mode != kSelectMaxResidual;
+  if (pending_ && !lazy) settle_basis();
+  // a from add_node whose E -= q a^T is still to do (settle_basis() may have done it).
+  const bool owed = a_ready_ && !residual_settled_ && !lazy;
   // With a from add_node, the launch over a stored Phi_C also does E -= q a^T and sums E^2
   // (the matrix-free pass leaves E alone).
   // (Never sharded: add_node leaves a to update() then, see orthogonalize.)
-  const bool fused = statistics && a_ready_ && stored_;
-  if (!fused && a_ready_) {
+  const bool fused = statistics && owed && stored_;
+  if (lazy || (a_ready_ && !owed)) {
+    // Nothing to do now: E is updated by the next CGS pass, or settle_basis() updated it.
+  } else if (!fused && owed) {
     // a = q^T E from CGS's last pass, still on the device: no gemv.
     RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, static_cast<const double*>(a_device),
                                           scratch(), results_.get(), stream));
@@ -133,35 +144,12 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   a_ready_ = false;
   selection_ready_ = false;
   if (statistics) {
-    const int ps = as_int(candidates_);
-    int splits = partition_.splits;
-    if (stored_) {
-      const FusedResidual<T> residual =
-          fused ? FusedResidual<T>{e_.get(), npad_, k, a_device, sse_partial_.get()}
-                : FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr};
-      RBF_CUDA_CHECK(launch_score_partials<T>(phi_.get(), npad_, 0, ps, q, partition_, used_.get(),
-                                              partial_.get(), ps, residual, stream));
-    } else {
-      matrix_free_pass(q, partial_.get(), nullptr);
-      splits = free_plan_.splits;
+    History<T> column = history(nodes_);
+    if (lazy) {
+      column.g = h_.get() + basis_capacity_;
+      column.norm = results_.get() + kNormU;
     }
-    const T* z = partial_.get();
-    if (sharded()) {  // z = Phi_C^T q over every shard's rows
-      T* sums = shard_sums();
-      RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, ps, sums, stream));
-      sum_over_shards(sums, candidates_);
-      z = sums;
-      splits = 1;
-    }
-    // The statistics update and the next selection (speculatively, with the last request's
-    // parameters) in one kernel, so the next select_*() needs no device round trip.
-    prepare_request(last_request_);
-    SelectRequest request = last_request_;
-    if (!device_selects()) request.mode = kSelectNone;
-    RBF_CUDA_CHECK(launch_finish_update<T>(stats(), z, splits, a_device,
-                                           history(nodes_), request, e_.get(), npad_,
-                                           rows_.get(), fused ? sse_partial_.get() : nullptr,
-                                           scratch(), results_.get(), stream));
+    queue_statistics(q, fused, column);
     if (history_columns_ == nodes_) history_columns_ = nodes_ + 1;
   }
   copy_results_back(kResultA + k_);
@@ -171,9 +159,49 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
     ready_selection_ = read_selection();
     selection_ready_ = true;
   }
+  if (lazy) {
+    // ||E - q a^T||^2 = ||E||^2 - ||a||^2 with a = E^T q; E itself is updated later.
+    for (double v : a) residual_norm2_ -= v * v;
+    residual_norm2_ = std::max(0.0, residual_norm2_);
+    return residual_norm2_;
+  }
   double sse = results[kResidualNorm2];
   if (sharded()) shards_->sum(&sse, 1);
+  residual_norm2_ = sse;
   return sse;
+}
+
+template <typename T>
+void CudaBackend<T>::queue_statistics(const T* q, bool fused, const History<T>& column) {
+  const cudaStream_t stream = context_.stream();
+  const int ps = as_int(candidates_);
+  int splits = partition_.splits;
+  if (stored_) {
+    const FusedResidual<T> residual =
+        fused ? FusedResidual<T>{e_.get(), npad_, as_int(k_), results_.get() + kResultA, sse_partial_.get()}
+              : FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr};
+    RBF_CUDA_CHECK(launch_score_partials<T>(phi_.get(), npad_, 0, ps, q, partition_, used_.get(), partial_.get(), ps,
+                                            residual, stream));
+  } else {
+    matrix_free_pass(q, partial_.get(), nullptr);
+    splits = free_plan_.splits;
+  }
+  const T* z = partial_.get();
+  if (sharded()) {  // z = Phi_C^T q over every shard's rows
+    T* sums = shard_sums();
+    RBF_CUDA_CHECK(launch_sum_splits(partial_.get(), splits, ps, sums, stream));
+    sum_over_shards(sums, candidates_);
+    z = sums;
+    splits = 1;
+  }
+  // The statistics update and the next selection (speculatively, with the last request's
+  // parameters) in one kernel, so the next select_*() needs no device round trip.
+  prepare_request(last_request_);
+  SelectRequest request = last_request_;
+  if (!device_selects()) request.mode = kSelectNone;
+  RBF_CUDA_CHECK(launch_finish_update<T>(stats(), z, splits, results_.get() + kResultA, column, request, e_.get(),
+                                         npad_, rows_.get(), fused ? sse_partial_.get() : nullptr, scratch(),
+                                         results_.get(), stream));
 }
 
 template <typename T>
@@ -231,6 +259,7 @@ template <typename T>
 void CudaBackend<T>::revive_dependents() {
   // Exact statistics for the marked candidates from one pass: history^T = Q^T Phi_C gives
   // s_c, Phi_C^T E gives g_c.
+  settle_basis();
   const int npad = as_int(npad_), basis = as_int(nodes_ + 1), k = as_int(k_);
   const int ldg = as_int(candidates_);
   for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
@@ -272,6 +301,7 @@ model::Selection CudaBackend<T>::select_max_residual() {
   require_candidates("select_max_residual");
   if (selection_ready_ && last_request_.mode == kSelectMaxResidual) return ready_selection_;
   last_request_ = SelectRequest{kSelectMaxResidual, 0.0, 0.0, 0};
+  settle_basis();  // the selection reads E
   if (sharded()) {
     ready_selection_ = shard_select_max_residual();
     selection_ready_ = true;
@@ -291,6 +321,7 @@ model::Selection CudaBackend<T>::select_max_residual() {
   template void CudaBackend<T>::reset_to_bias(std::vector<double>&);                  \
   template void CudaBackend<T>::reset_from_columns(const T*);                         \
   template double CudaBackend<T>::update(bool, std::vector<double>&);                 \
+  template void CudaBackend<T>::queue_statistics(const T*, bool, const History<T>&);  \
   template CandidateStats CudaBackend<T>::stats() const;                              \
   template History<T> CudaBackend<T>::history(std::size_t) const;                     \
   template ReduceScratch CudaBackend<T>::scratch() const;                             \

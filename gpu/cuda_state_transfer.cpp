@@ -14,6 +14,7 @@ void CudaBackend<T>::export_state(model::BackendState<T>& st) const {
   context_.activate();
   require_candidates("export_state");
   const cudaStream_t stream = context_.stream();
+  settle_basis();  // the state holds Q and E as they are
   const std::size_t basis = nodes_ + 1;
   auto copy_columns = [&](const T* src, std::size_t ld, std::size_t rows, std::size_t cols,
                           std::vector<T>& out) {
@@ -57,6 +58,8 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
       st.phi_val.size() != nv_ * st.val_columns)
     throw RuntimeError("internal error: imported trainer state does not match the data");
   const cudaStream_t stream = context_.stream();
+  pending_ = false;  // the imported basis replaces whatever was pending
+  residual_settled_ = false;
   ensure_basis_capacity(st.basis + 1);
   auto copy_columns = [&](const std::vector<T>& src, std::size_t rows, std::size_t cols, T* dst,
                           std::size_t ld) {
@@ -86,6 +89,8 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
   nodes_ = st.basis - 1;
   selection_ready_ = false;
   a_ready_ = false;
+  residual_norm2_ = 0.0;
+  for (T v : st.e) residual_norm2_ += static_cast<double>(v) * static_cast<double>(v);
   // Rebuild the projection history z_cj = q_j^T phi_c in one pass (history^T = Q^T Phi_C), so
   // CGS keeps taking its first projection from the history after a migration.
   const int npad = as_int(npad_), basis = as_int(st.basis);

@@ -59,9 +59,9 @@ struct ReduceScratch {
   long long* indices;     // same count
   unsigned int* tickets;  // kTicketCount counters, zero between launches
 };
-// Tickets by kernel: 0 the statistics update, 1 the residual update, 2 CGS's last pass, 3 its
-// first pass, 4 the validation sums.
-constexpr int kTicketCount = 5;
+// Tickets by kernel: 0 the statistics update, 1 the residual update (and the pending column's
+// settling), 2 CGS's last pass, 3 its first pass, 4 the validation sums, 5 lazy CGS2's close.
+constexpr int kTicketCount = 6;
 
 // Candidate marks. A candidate found dependent on the model during an OLS selection
 // (n_c - s_c <= tol n_c) stays dependent, since s_c only grows: it is marked and its column
@@ -137,6 +137,13 @@ struct History {
   T* z;
   std::size_t ld;
   int column;  // the column this call writes
+  // Lazy CGS2 (gpu/cuda_orthogonalize.cpp): the pass read the unfinished u of Q's column
+  // `column`, so z_c = (sum of partials - sum_{j < column} z_cj g_j) / *norm. Null: z is final.
+  const T* g = nullptr;
+  const double* norm = nullptr;
+  // Not null: when *dependent != 0 the node this column was for proved dependent, and the
+  // call does nothing (queued before the host could know).
+  const double* dependent = nullptr;
 };
 
 // Finishes the scoring pass and selects: for every unused candidate z_c = sum of partials,
@@ -192,11 +199,45 @@ cudaError_t launch_residual_update(T* e, std::size_t lde, int padded_rows, int k
 // ||u||^2 >= ratio2 ||phi||^2 (ratio2: model::kReorthogonalizeRatio squared, from the host).
 // From the same read of Q it also leaves each block's share of h2 = Q^T u in partial
 // (cgs_blocks(padded_rows) x cols, column-major), for launch_cgs_reduce.
+//
+// Lazy CGS2 (gpu/cuda_orthogonalize.cpp) passes `lazy`. Its first pass always sums h2's shares
+// (results[kReorthogonalize] = 1) and, with e, u^T E into results[kResultA + j] (E as left by
+// the pending column, k <= kMaxFusedOutputs). With `pending`, Q's last column (cols - 1)
+// still holds the previous node's u: the pass first finishes it in the same read of Q,
+// q = (u - Q[:, :cols-1] g) / results[kNormU], writes it back, applies E -= q a^T with the a
+// in results[kResultA + j], and only then projects phi on all cols columns.
+template <typename T>
+struct LazyCgs {
+  T* e = nullptr;
+  std::size_t lde = 0;
+  int k = 0;
+  T* pending = nullptr;  // Q's column cols - 1, holding its u
+  const T* g = nullptr;  // that u's second-projection coefficients (cols - 1 values)
+};
 template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
                                 T* u, int padded_rows, unsigned char* mark_used, double ratio2,
                                 const ReduceScratch& scratch, double* results, T* partial,
-                                cudaStream_t stream);
+                                cudaStream_t stream, const LazyCgs<T>& lazy = LazyCgs<T>{});
+
+// Lazy CGS2's end, after its first pass: h2 = the partials' sums (as launch_cgs_reduce), then
+// ||q'||^2 = ||u||^2 - ||h2||^2 for the unfinished q' = u - Q h2 (Q is not read again),
+// results[kNormU] = ||q'||, results[kDependent] as launch_cgs_finish's test,
+// results[kResultA + j] = u^T E_j / ||q'|| (the first pass's sums) and results[h_offset + j] =
+// h1[j] + h2[j]. u stays in place, unnormalized: the next first pass (or
+// launch_cgs_settle) finishes it.
+template <typename T>
+cudaError_t launch_cgs_lazy_close(const T* partial, int padded_rows, int cols, const T* h1, T* h2, int k,
+                                  double tol, const ReduceScratch& scratch, double* results, int h_offset,
+                                  cudaStream_t stream);
+
+// Finishes a pending column alone, for callers that need Q and E as they are: column =
+// (column - Q[:, :cols] g) / results[kNormU], E -= column a^T (a in results[kResultA + j]),
+// results[kResidualNorm2] = ||E||_F^2. One read of Q's first cols columns.
+template <typename T>
+cudaError_t launch_cgs_settle(const T* q, std::size_t ldq, int cols, const T* g, T* column, int padded_rows,
+                              T* e, std::size_t lde, int k, const ReduceScratch& scratch, double* results,
+                              cudaStream_t stream);
 
 // CGS's second projection, only when results[kReorthogonalize] is set (the blocks return at
 // once otherwise): h2[j] = the sum of the first pass's partials of column j, in block order.

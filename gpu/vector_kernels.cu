@@ -224,27 +224,54 @@ __device__ __forceinline__ void tile_project(const T* __restrict__ q, std::size_
 }
 
 // The end of CGS's first pass: the blocks' ||u||^2 and ||phi||^2 (thread 0's su and sp) summed
-// in a fixed order by the last block, which stores the norms and the DGKS decision.
+// in a fixed order by the last block, which stores the norms and the DGKS decision. Lazy
+// CGS2 (k_lazy >= 0) also sums u^T E_j (ue, k_lazy values) into results[kResultA + j] and
+// always asks for the second projection, which costs it no read of Q.
 __device__ __forceinline__ void first_pass_decision(double su, double sp, double ratio2, ReduceScratch scratch,
-                                                    double* __restrict__ results) {
-  // Slots: 0 = ||u||^2, 1 = ||phi||^2; each gridDim.x wide.
+                                                    double* __restrict__ results, int k_lazy = -1,
+                                                    const double* ue = nullptr) {
+  // Slots: 0 = ||u||^2, 1 = ||phi||^2, 2 + j = u^T E_j; each gridDim.x wide.
   const int blocks = gridDim.x;
   su = block_sum(su);
   sp = block_sum(sp);
   if (threadIdx.x == 0) {
-    scratch.values[blockIdx.x] = su;
     scratch.values[blocks + blockIdx.x] = sp;
+    scratch.values[blockIdx.x] = su;
+  }
+  for (int j = 0; j < k_lazy; ++j) {
+    const double s = block_sum(ue[j]);
+    if (threadIdx.x == 0) scratch.values[(2 + j) * blocks + blockIdx.x] = s;
   }
   if (!last_block_done(scratch.tickets + 3)) return;
   const double nu2 = combine_sums(scratch.values, blocks);
   const double np2 = combine_sums(scratch.values + blocks, blocks);
+  for (int j = 0; j < k_lazy; ++j) {
+    const double s = combine_sums(scratch.values + (2 + j) * blocks, blocks);
+    if (threadIdx.x == 0) results[kResultA + j] = s;
+  }
   if (threadIdx.x == 0) {
     results[kNormPhi] = sqrt(np2);
     results[kNormPhi2] = np2;
     results[kNormU2] = nu2;
     // As model::needs_reorthogonalization: a NaN norm projects again, never skips.
-    results[kReorthogonalize] = (nu2 >= ratio2 * np2) ? 0.0 : 1.0;
+    results[kReorthogonalize] = (k_lazy < 0 && nu2 >= ratio2 * np2) ? 0.0 : 1.0;
     scratch.tickets[3] = 0;
+  }
+}
+
+// Lazy CGS2's step for one row of a tile (lazy.e set): E_i -= q_i a^T for the pending column's
+// finished q_i (0 when none), then ue += u_i E_i.
+template <typename T>
+__device__ __forceinline__ void lazy_residual_row(const LazyCgs<T>& lazy, int i, T q_i, T u_i,
+                                                  const double* __restrict__ results, double* ue) {
+  for (int j = 0; j < lazy.k; ++j) {
+    T* p = lazy.e + i + static_cast<std::size_t>(j) * lazy.lde;
+    T v = *p;
+    if (lazy.pending != nullptr) {
+      v -= q_i * static_cast<T>(results[kResultA + j]);
+      *p = v;
+    }
+    ue[j] += static_cast<double>(u_i) * static_cast<double>(v);
   }
 }
 
@@ -259,23 +286,46 @@ __global__ void __launch_bounds__(kBlock)
     cgs_subtract_kernel(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ h,
                         const T* __restrict__ phi, T* __restrict__ u, int padded_rows,
                         unsigned char* __restrict__ mark_used, double ratio2, ReduceScratch scratch,
-                        double* __restrict__ results, T* __restrict__ partial) {
+                        double* __restrict__ results, T* __restrict__ partial, LazyCgs<T> lazy) {
   constexpr int kRows = CgsTile<V>::kRows;
   __shared__ __align__(16) T sums[kWarps][kRows];
   __shared__ __align__(16) T u_tile[kRows];
   if (mark_used != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *mark_used = 1;
   const int tiles = (padded_rows + kRows - 1) / kRows;
-  double su = 0.0, sp = 0.0;
+  // A pending column (lazy CGS2) is finished here and read from registers, never through q:
+  // the product and the projections cover the columns before it.
+  const bool settle = lazy.pending != nullptr;
+  const int read_cols = settle ? cols - 1 : cols;
+  const T scale = settle ? static_cast<T>(1.0 / results[kNormU]) : T(0);
+  const T h_last = settle ? h[cols - 1] : T(0);
+  double su = 0.0, sp = 0.0, s_last = 0.0;
+  double ue[kMaxFusedOutputs];
+  for (int j = 0; j < kMaxFusedOutputs; ++j) ue[j] = 0.0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int row0 = tile * kRows;
     T pi[CgsTile<V>::kRowsPerThread];  // loaded before the product's barrier, as in cgs_finish_kernel
+    T qp[CgsTile<V>::kRowsPerThread];
 #pragma unroll
     for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
       const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
-      pi[part] = r < kRows && i < padded_rows ? phi[i] : T(0);
+      const bool in = r < kRows && i < padded_rows;
+      pi[part] = in ? phi[i] : T(0);
+      qp[part] = in && settle ? lazy.pending[i] : T(0);
+    }
+    if (settle) {
+      T qg[CgsTile<V>::kRowsPerThread];
+      tile_times<V>(q, ldq, read_cols, lazy.g, row0, padded_rows, sums, qg);
+#pragma unroll
+      for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+        const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+        if (r >= kRows || i >= padded_rows) continue;
+        qp[part] = (qp[part] - qg[part]) * scale;
+        lazy.pending[i] = qp[part];
+      }
+      __syncthreads();  // tile_times' sums are written again below
     }
     T qh[CgsTile<V>::kRowsPerThread];
-    tile_times<V>(q, ldq, cols, h, row0, padded_rows, sums, qh);
+    tile_times<V>(q, ldq, read_cols, h, row0, padded_rows, sums, qh);
 #pragma unroll
     for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
       const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
@@ -283,19 +333,25 @@ __global__ void __launch_bounds__(kBlock)
       T w = T(0);
       if (i < padded_rows) {
         const T p = pi[part];
-        w = p - qh[part];
+        w = p - qh[part] - qp[part] * h_last;
         u[i] = w;
         su += static_cast<double>(w) * static_cast<double>(w);
         sp += static_cast<double>(p) * static_cast<double>(p);
+        s_last += static_cast<double>(qp[part]) * static_cast<double>(w);
+        if (lazy.e != nullptr) lazy_residual_row(lazy, i, qp[part], w, results, ue);
       }
       u_tile[r] = w;
     }
     __syncthreads();
-    tile_project<V>(q, ldq, cols, u_tile, row0, padded_rows, tile == static_cast<int>(blockIdx.x), partial,
-                 static_cast<int>(gridDim.x));
+    tile_project<V>(q, ldq, read_cols, u_tile, row0, padded_rows, tile == static_cast<int>(blockIdx.x), partial,
+                    static_cast<int>(gridDim.x));
     __syncthreads();  // sums and u_tile are reused by the next tile
   }
-  first_pass_decision(su, sp, ratio2, scratch, results);
+  if (settle) {  // the finished column's share of h2, summed in double over the block
+    const double s = block_sum(s_last);
+    if (threadIdx.x == 0) partial[static_cast<std::size_t>(cols - 1) * gridDim.x + blockIdx.x] = static_cast<T>(s);
+  }
+  first_pass_decision(su, sp, ratio2, scratch, results, lazy.e != nullptr ? lazy.k : -1, ue);
 }
 
 // The same first pass with the tile in registers (cgs_register_tile.cuh): one read of Q, for
@@ -305,11 +361,13 @@ __global__ void __launch_bounds__(kBlock, CgsRegisterTile<V, kC>::kBlocksPerSm)
     cgs_subtract_registers_kernel(const float* __restrict__ q, std::size_t ldq, int cols, const float* __restrict__ h,
                                   const float* __restrict__ phi, float* __restrict__ u, int padded_rows,
                                   unsigned char* __restrict__ mark_used, double ratio2, ReduceScratch scratch,
-                                  double* __restrict__ results, float* __restrict__ partial) {
+                                  double* __restrict__ results, float* __restrict__ partial, LazyCgs<float> lazy) {
   if (mark_used != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *mark_used = 1;
   double su = 0.0, sp = 0.0;
-  cgs_subtract_register_tiles<V, kC>(q, ldq, cols, h, phi, u, padded_rows, partial, su, sp);
-  first_pass_decision(su, sp, ratio2, scratch, results);
+  double ue[kMaxFusedOutputs];
+  for (int j = 0; j < kMaxFusedOutputs; ++j) ue[j] = 0.0;
+  cgs_subtract_register_tiles<V, kC>(q, ldq, cols, h, phi, u, padded_rows, partial, lazy, results, su, sp, ue);
+  first_pass_decision(su, sp, ratio2, scratch, results, lazy.e != nullptr ? lazy.k : -1, ue);
 }
 
 // h2[j] = the blocks' partials of column j (stored column by column), summed in a fixed order
@@ -329,6 +387,94 @@ __global__ void __launch_bounds__(kBlock)
   for (int b = lane; b < blocks; b += 32) s += static_cast<double>(column[b]);
   for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
   if (lane == 0) h2[j] = static_cast<T>(s);
+}
+
+// Lazy CGS2's close (launch_cgs_lazy_close): one warp per column sums h2 as cgs_reduce_kernel
+// does; the last block then takes ||u - Q h2||^2 = ||u||^2 - ||h2||^2 (Q orthonormal, h2 =
+// Q^T u), the dependence test, a and h.
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    cgs_lazy_close_kernel(const T* __restrict__ partial, int blocks, int cols, const T* __restrict__ h1,
+                          T* __restrict__ h2, int k, double tol, ReduceScratch scratch,
+                          double* __restrict__ results, int h_offset) {
+  const int lane = threadIdx.x & 31;
+  const int j = blockIdx.x * kWarps + (threadIdx.x >> 5);
+  if (j < cols) {
+    const T* column = partial + static_cast<std::size_t>(j) * blocks;
+    double s = 0.0;
+#pragma unroll 4
+    for (int b = lane; b < blocks; b += 32) s += static_cast<double>(column[b]);
+    for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+    if (lane == 0) {
+      h2[j] = static_cast<T>(s);
+      __threadfence();  // published before this block's ticket
+    }
+  }
+  __syncthreads();
+  if (!last_block_done(scratch.tickets + 5)) return;
+  double n2 = 0.0;
+  for (int c = threadIdx.x; c < cols; c += kBlock) {
+    const double v = static_cast<double>(load_coherent(h2 + c));
+    n2 += v * v;
+  }
+  n2 = block_sum(n2);
+  if (threadIdx.x == 0) {
+    const double nu2 = results[kNormU2] - n2;
+    const double nu = sqrt(fmax(nu2, 0.0));
+    results[kNormU] = nu;
+    results[kNormU2] = nu2;
+    results[kDependent] = (nu2 > tol * results[kNormPhi2]) ? 0.0 : 1.0;  // NaN counts as dependent
+    for (int c = 0; c < k; ++c) results[kResultA + c] /= nu;
+    scratch.tickets[5] = 0;
+  }
+  for (int c = threadIdx.x; c < cols; c += kBlock)
+    results[h_offset + c] = static_cast<double>(h1[c] + load_coherent(h2 + c));
+}
+
+// Finishes a pending column alone (launch_cgs_settle), over CGS's fixed blocks and tiles.
+template <int V, typename T>
+__global__ void __launch_bounds__(kBlock)
+    cgs_settle_kernel(const T* __restrict__ q, std::size_t ldq, int cols, const T* __restrict__ g,
+                      T* __restrict__ column, int padded_rows, T* __restrict__ e, std::size_t lde, int k,
+                      ReduceScratch scratch, double* __restrict__ results) {
+  constexpr int kRows = CgsTile<V>::kRows;
+  __shared__ __align__(16) T sums[kWarps][kRows];
+  const int tiles = (padded_rows + kRows - 1) / kRows;
+  const T scale = static_cast<T>(1.0 / results[kNormU]);
+  double se = 0.0;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int row0 = tile * kRows;
+    T ui[CgsTile<V>::kRowsPerThread];
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      ui[part] = r < kRows && i < padded_rows ? column[i] : T(0);
+    }
+    T qg[CgsTile<V>::kRowsPerThread];
+    tile_times<V>(q, ldq, cols, g, row0, padded_rows, sums, qg);
+#pragma unroll
+    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+      if (r >= kRows || i >= padded_rows) continue;
+      const T qi = (ui[part] - qg[part]) * scale;
+      column[i] = qi;
+      for (int j = 0; j < k; ++j) {
+        T* p = e + i + static_cast<std::size_t>(j) * lde;
+        const T v = *p - qi * static_cast<T>(results[kResultA + j]);
+        *p = v;
+        se += static_cast<double>(v) * static_cast<double>(v);
+      }
+    }
+    __syncthreads();  // tile_times' sums are reused by the next tile
+  }
+  se = block_sum(se);
+  if (threadIdx.x == 0) scratch.values[blockIdx.x] = se;
+  if (!last_block_done(scratch.tickets + 1)) return;
+  const double total = combine_sums(scratch.values, gridDim.x);
+  if (threadIdx.x == 0) {
+    results[kResidualNorm2] = total;
+    scratch.tickets[1] = 0;
+  }
 }
 
 // CGS's last pass: u -= Q h2 when the first pass asked for it, ||u||^2 and (fused) u^T E,
@@ -473,26 +619,26 @@ constexpr int kCgsRegisterMinColumns = 64;
 // multiple of 64; the 128-row tile where they divide); false otherwise.
 template <typename T>
 bool launch_cgs_subtract_registers(const T*, std::size_t, int, const T*, const T*, T*, int, unsigned char*, double,
-                                   const ReduceScratch&, double*, T*, cudaStream_t) {
+                                   const ReduceScratch&, double*, T*, cudaStream_t, const LazyCgs<T>&) {
   return false;
 }
 template <>
 bool launch_cgs_subtract_registers<float>(const float* q, std::size_t ldq, int cols, const float* h,
                                           const float* phi, float* u, int padded_rows, unsigned char* mark_used,
                                           double ratio2, const ReduceScratch& scratch, double* results,
-                                          float* partial, cudaStream_t stream) {
+                                          float* partial, cudaStream_t stream, const LazyCgs<float>& lazy) {
   if (padded_rows % 64 != 0) return false;  // backends pad to kRowPadding; other callers may not
   if (cols < kCgsRegisterMinColumns) return false;
   const int blocks = cgs_blocks(padded_rows);
   if (cols <= CgsRegisterTile<4, 16>::kMaxColumns && padded_rows % 128 == 0)
-    cgs_subtract_registers_kernel<4, 16><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
-                                                                         mark_used, ratio2, scratch, results, partial);
+    cgs_subtract_registers_kernel<4, 16><<<blocks, kBlock, 0, stream>>>(
+        q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2, scratch, results, partial, lazy);
   else if (cols <= CgsRegisterTile<2, 32>::kMaxColumns)
-    cgs_subtract_registers_kernel<2, 32><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
-                                                                         mark_used, ratio2, scratch, results, partial);
+    cgs_subtract_registers_kernel<2, 32><<<blocks, kBlock, 0, stream>>>(
+        q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2, scratch, results, partial, lazy);
   else if (cols <= CgsRegisterTile<2, 64>::kMaxColumns)
-    cgs_subtract_registers_kernel<2, 64><<<blocks, kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows,
-                                                                         mark_used, ratio2, scratch, results, partial);
+    cgs_subtract_registers_kernel<2, 64><<<blocks, kBlock, 0, stream>>>(
+        q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2, scratch, results, partial, lazy);
   else
     return false;
   return true;
@@ -502,14 +648,37 @@ template <typename T>
 cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* h, const T* phi,
                                 T* u, int padded_rows, unsigned char* mark_used, double ratio2,
                                 const ReduceScratch& scratch, double* results, T* partial,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, const LazyCgs<T>& lazy) {
   if (padded_rows % 4 != 0 || ldq % 4 != 0 || cols <= 0) return cudaErrorInvalidValue;
+  if (lazy.e != nullptr && (lazy.k < 0 || lazy.k > kMaxFusedOutputs)) return cudaErrorInvalidValue;
+  if (lazy.pending != nullptr && (cols < 2 || lazy.g == nullptr)) return cudaErrorInvalidValue;
   if (launch_cgs_subtract_registers(q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2, scratch, results,
-                                    partial, stream))
+                                    partial, stream, lazy))
     return cudaGetLastError();
   auto kernel = cgs_tile_vectors(padded_rows) == 4 ? cgs_subtract_kernel<4, T> : cgs_subtract_kernel<1, T>;
   kernel<<<cgs_blocks(padded_rows), kBlock, 0, stream>>>(q, ldq, cols, h, phi, u, padded_rows, mark_used, ratio2,
-                                                         scratch, results, partial);
+                                                         scratch, results, partial, lazy);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_cgs_lazy_close(const T* partial, int padded_rows, int cols, const T* h1, T* h2, int k,
+                                  double tol, const ReduceScratch& scratch, double* results, int h_offset,
+                                  cudaStream_t stream) {
+  if (cols <= 0 || k < 0 || k > kMaxFusedOutputs) return cudaErrorInvalidValue;
+  cgs_lazy_close_kernel<T><<<(cols + kWarps - 1) / kWarps, kBlock, 0, stream>>>(
+      partial, cgs_blocks(padded_rows), cols, h1, h2, k, tol, scratch, results, h_offset);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_cgs_settle(const T* q, std::size_t ldq, int cols, const T* g, T* column, int padded_rows,
+                              T* e, std::size_t lde, int k, const ReduceScratch& scratch, double* results,
+                              cudaStream_t stream) {
+  if (padded_rows % 4 != 0 || ldq % 4 != 0 || cols <= 0) return cudaErrorInvalidValue;
+  auto kernel = cgs_tile_vectors(padded_rows) == 4 ? cgs_settle_kernel<4, T> : cgs_settle_kernel<1, T>;
+  kernel<<<cgs_blocks(padded_rows), kBlock, 0, stream>>>(q, ldq, cols, g, column, padded_rows, e, lde, k, scratch,
+                                                         results);
   return cudaGetLastError();
 }
 
@@ -572,7 +741,12 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
                                                     const ReduceScratch&, double*, cudaStream_t); \
   template cudaError_t launch_cgs_subtract<T>(const T*, std::size_t, int, const T*, const T*, T*, \
                                               int, unsigned char*, double, const ReduceScratch&, \
-                                              double*, T*, cudaStream_t);                        \
+                                              double*, T*, cudaStream_t, const LazyCgs<T>&);     \
+  template cudaError_t launch_cgs_lazy_close<T>(const T*, int, int, const T*, T*, int, double,   \
+                                                const ReduceScratch&, double*, int, cudaStream_t); \
+  template cudaError_t launch_cgs_settle<T>(const T*, std::size_t, int, const T*, T*, int, T*,   \
+                                            std::size_t, int, const ReduceScratch&, double*,    \
+                                            cudaStream_t);                                      \
   template cudaError_t launch_cgs_reduce<T>(const T*, int, int, const double*, T*, cudaStream_t);     \
   template cudaError_t launch_cgs_finish<T>(const T*, std::size_t, int, const T*, const T*, T*,  \
                                             int, const T*, std::size_t, int, double,            \

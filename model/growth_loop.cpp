@@ -95,13 +95,11 @@ bool GrowthRun<T>::grow(IterationRecord& rec, bool classify) {
   const std::size_t c = sel.index;
   rec.row = static_cast<long long>(p_.train_rows[pool_.rows[c]]);
   rec.width = pool_.widths[c];
-  const auto t1 = Clock::now();
-  const double norm = backend_->add_node(c, config_.trainer.dependency_tol, h_);
-  rec.add_ms = ms_since(t1);
+  typename Backend<T>::PhaseTimes phases;
+  const double norm = backend_->add_and_update(c, config_.trainer.dependency_tol, h_, ols_, a_, phases);
+  rec.add_ms = phases.add_ms;
+  rec.update_ms = phases.update_ms;
   if (norm > 0) {
-    const auto t2 = Clock::now();
-    backend_->update(ols_, a_);
-    rec.update_ms = ms_since(t2);
     if (nv_ > 0) backend_->add_validation_column(c);
     // Committed only now that every backend call of the iteration has succeeded.
     h_.push_back(norm);

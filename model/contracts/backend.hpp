@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -129,6 +130,27 @@ class Backend {
   // z = Phi_C^T q with s_c += z_c^2 and g_c -= z_c a. Writes a (k values) and returns
   // ||E||_F^2 after the update.
   virtual double update(bool statistics, std::vector<double>& a) = 0;
+
+  // A growth iteration's two steps in one call: add_node(c, tol, h), then, when the node was
+  // kept, update(statistics, a). Returns add_node's value. A backend may queue both without
+  // waiting in between (the GPU's does); `times` gets each step's share of the call in ms.
+  struct PhaseTimes {
+    double add_ms = 0, update_ms = 0;
+  };
+  virtual double add_and_update(std::size_t c, double tol, std::vector<double>& h, bool statistics,
+                                std::vector<double>& a, PhaseTimes& times) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const double norm = add_node(c, tol, h);
+    const auto t1 = Clock::now();
+    times.add_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    times.update_ms = 0;
+    if (norm > 0) {
+      update(statistics, a);
+      times.update_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+    }
+    return norm;
+  }
 
   // Appends phi(X_val; center_c, width_c) as a new validation column.
   virtual void add_validation_column(std::size_t c) = 0;
