@@ -18,6 +18,7 @@ constexpr int kEvalRowsPerBlock = kBlock * kEvalRows;
 constexpr int kMaxGridY = 65535;
 // Candidates per block of the statistics update (one per lane of each warp).
 constexpr int kFinishCandidates = 32;
+static_assert(kFinishCandidates % kWarps == 0, "whole candidates per warp in the lazy correction");
 
 // Exact IEEE operations, never contracted into FMAs: the CPU backend sums the same products
 // in the same order, so both backends see the same distances.
@@ -93,9 +94,16 @@ __global__ void __launch_bounds__(kBlock)
 template <typename T>
 __global__ void __launch_bounds__(kBlock)
     eval_one_column_kernel(const T* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
-                           const T* __restrict__ center, const T* __restrict__ gamma, T* __restrict__ out) {
+                           const T* __restrict__ center, const T* __restrict__ gamma, T* __restrict__ out,
+                           const double* __restrict__ index = nullptr) {
   const int i = blockIdx.x * kBlock + threadIdx.x;
   if (i >= padded_rows) return;
+  if (index != nullptr) {  // the candidate is the one a selection left on the device
+    const double c = *index;
+    if (c < 0.0) return;
+    center += static_cast<std::size_t>(c) * static_cast<std::size_t>(d);
+    gamma += static_cast<std::size_t>(c);
+  }
   T acc = T(0);
 #pragma unroll 4
   for (int k = 0; k < d; ++k) acc = sq_diff_add(acc, __ldg(xt + static_cast<std::size_t>(k) * ldx + i), __ldg(center + k));
@@ -203,6 +211,7 @@ __global__ void __launch_bounds__(kBlock)
   // w, w + kWarps, ... of its lane's candidate, then warp 0 adds the warps' sums in order and
   // goes on alone. Many warps share the splits, so their loads are in flight together.
   __shared__ double warp_z[kWarps][kFinishCandidates];
+  __shared__ double lazy_share[kFinishCandidates];
   if (history.dependent != nullptr && *history.dependent != 0.0) return;  // every block alike
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int c = blockIdx.x * kFinishCandidates + lane;
@@ -215,19 +224,32 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll 4
     for (int s = warp; s < splits; s += kWarps)
       part += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
-    if (history.g != nullptr) {  // lazy CGS2: minus the unfinished column's share along Q
-      const T* row = history.z + static_cast<std::size_t>(c) * history.ld;
-#pragma unroll 4
-      for (int j = warp; j < history.column; j += kWarps)
-        part -= static_cast<double>(row[j]) * static_cast<double>(history.g[j]);
-    }
     warp_z[warp][lane] = part;
+  }
+  if (history.g != nullptr && a != nullptr) {
+    // Lazy CGS2: the unfinished column's share along Q, sum_j z_cj g_j over the history row.
+    // Each warp takes kFinishCandidates / kWarps candidates with its lanes along the row, so
+    // the loads are contiguous and independent of each other.
+    constexpr int kPerWarp = kFinishCandidates / kWarps;
+    for (int i = 0; i < kPerWarp; ++i) {
+      const int local = warp * kPerWarp + i, cc = blockIdx.x * kFinishCandidates + local;
+      double s = 0.0;
+      if (cc < stats.count && stats.used[cc] == kAvailable) {
+        const T* row = history.z + static_cast<std::size_t>(cc) * history.ld;
+#pragma unroll 4
+        for (int j = lane; j < history.column; j += 32)
+          s += static_cast<double>(row[j]) * static_cast<double>(history.g[j]);
+      }
+      for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+      if (lane == 0) lazy_share[local] = s;
+    }
   }
   __syncthreads();
   const unsigned char mark = warp == 0 ? lane_mark : kMarkUsed;
   if (mark == kAvailable && a != nullptr) {
     double z = 0.0;
     for (int w = 0; w < kWarps; ++w) z += warp_z[w][lane];
+    if (history.g != nullptr) z -= lazy_share[lane];
     if (history.norm != nullptr) z /= *history.norm;
     stats.proj2[c] += z * z;
     history.z[static_cast<std::size_t>(c) * history.ld + history.column] = static_cast<T>(z);
@@ -376,6 +398,15 @@ cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padd
 }
 
 template <typename T>
+cudaError_t launch_eval_selected_column(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
+                                        const T* centers, const T* gamma, const double* index, T* out,
+                                        cudaStream_t stream) {
+  eval_one_column_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
+      xt, ldx, rows, padded_rows, d, centers, gamma, out, index);
+  return cudaGetLastError();
+}
+
+template <typename T>
 cudaError_t launch_score_partials(const T* phi, std::size_t ldp, int first, int count,
                                   const T* q, const ScorePartition& partition,
                                   const unsigned char* skip, T* partial, int candidates,
@@ -431,6 +462,9 @@ cudaError_t launch_revive_dependent(const CandidateStats& stats, const History<T
   template cudaError_t launch_eval_columns<T>(const T*, std::size_t, int, int, int, const T*,    \
                                               const T*, int, int, T*, std::size_t,              \
                                               cudaStream_t);                                    \
+  template cudaError_t launch_eval_selected_column<T>(const T*, std::size_t, int, int, int,     \
+                                                      const T*, const T*, const double*, T*,    \
+                                                      cudaStream_t);                            \
   template cudaError_t launch_score_partials<T>(const T*, std::size_t, int, int, const T*,      \
                                                 const ScorePartition&, const unsigned char*, T*, \
                                                 int, const FusedResidual<T>&, cudaStream_t);    \

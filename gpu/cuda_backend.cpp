@@ -83,6 +83,7 @@ template <typename T>
 void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                                        std::size_t k) {
   context_.activate();
+  column_ahead_ = kNoColumn;  // new rows
   if (n == 0 || d == 0 || k == 0) throw InputError("the training set is empty");
   if (n > static_cast<std::size_t>(INT_MAX) - kRowPadding || d > static_cast<std::size_t>(INT_MAX))
     throw Error("gpu backend: " + std::to_string(n) + " rows of " + std::to_string(d) +
@@ -179,6 +180,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
                                     std::size_t count, double memory_budget_bytes) {
   context_.activate();
   require_training_data("set_candidates");
+  column_ahead_ = kNoColumn;  // new candidates
   release_candidates();
   if (count == 0) throw RuntimeError("gpu backend: the candidate pool is empty");
   if (count > static_cast<std::size_t>(INT_MAX) / 2)

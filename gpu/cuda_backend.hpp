@@ -216,8 +216,13 @@ class CudaBackend final : public model::Backend<T> {
   mutable bool residual_settled_ = false;
   // ||E||_F^2 as update() returns it (lazy updates subtract ||a||^2 from the last exact one).
   double residual_norm2_ = 0.0;
-  // add_and_update's marks between its two steps and after them, for the steps' times.
-  std::unique_ptr<Event> added_, updated_;
+  // add_and_update's marks between its two steps and after them, for the steps' times, and
+  // after its copy back, which it waits for while the next candidate's column is evaluated.
+  std::unique_ptr<Event> added_, updated_, copied_;
+  // The candidate whose column add_and_update evaluated into column_ ahead of its add
+  // (matrix-free), or kNoColumn.
+  static constexpr std::size_t kNoColumn = static_cast<std::size_t>(-1);
+  std::size_t column_ahead_ = kNoColumn;
   Buffer<long long> reduce_indices_;
   Buffer<unsigned int> tickets_;
 

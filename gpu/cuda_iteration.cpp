@@ -43,6 +43,7 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   if (!added_) {
     added_ = std::make_unique<Event>();
     updated_ = std::make_unique<Event>();
+    copied_ = std::make_unique<Event>();
   }
   const cudaStream_t stream = context_.stream();
   RBF_CUDA_CHECK(cudaEventRecord(added_->get(), stream));
@@ -53,7 +54,16 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   column.dependent = results_.get() + kDependent;
   queue_statistics(q_.get() + (nodes_ + 1) * npad_, /*fused=*/false, column);
   RBF_CUDA_CHECK(cudaEventRecord(updated_->get(), stream));
-  copy_results_back(h_offset_ + nodes_ + 1);
+  RBF_CUDA_CHECK(cudaMemcpyAsync(results_host_.host(), results_.get(), (h_offset_ + nodes_ + 1) * sizeof(double),
+                                 cudaMemcpyDeviceToHost, stream));
+  RBF_CUDA_CHECK(cudaEventRecord(copied_->get(), stream));
+  // The selection just made is the next add's candidate unless the caller does something
+  // else: its column is evaluated while the host waits for the results and takes them in.
+  const bool ahead = !stored_;
+  if (ahead)
+    RBF_CUDA_CHECK(launch_eval_selected_column(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_), centers_.get(),
+                                               gamma_.get(), results_.get() + kSelectedIndex, column_.get(), stream));
+  RBF_CUDA_CHECK(cudaEventSynchronize(copied_->get()));
 
   const double norm = take_cgs_results(h);
   float update_ms = 0.0f;
@@ -69,6 +79,7 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   a.assign(results + kResultA, results + kResultA + k_);
   ready_selection_ = read_selection();
   selection_ready_ = true;
+  if (ahead && ready_selection_.found) column_ahead_ = ready_selection_.index;
   for (double v : a) residual_norm2_ -= v * v;
   residual_norm2_ = std::max(0.0, residual_norm2_);
   return norm;

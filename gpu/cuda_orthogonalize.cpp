@@ -63,6 +63,7 @@ double CudaBackend<T>::add_node_at(const T* center, T width, double tol, std::ve
   selection_ready_ = false;
   a_ready_ = false;
   if (column_.empty()) column_ = Buffer<T>(context_, npad_, Placement::device, "a node column");
+  column_ahead_ = kNoColumn;  // overwritten here
   RBF_CUDA_CHECK(launch_eval_columns(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_),
                                      node_.get(), node_.get() + d_, 0, 1, column_.get(), npad_,
                                      context_.stream()));

@@ -37,7 +37,9 @@ void CudaBackend<T>::evaluate_stored_columns() {
 template <typename T>
 const T* CudaBackend<T>::candidate_column(std::size_t c) {
   if (stored_) return phi_.get() + c * npad_;
-  evaluate_columns(c, 1, column_.get());
+  const bool ready = column_ahead_ == c;  // evaluated by add_and_update while it waited
+  column_ahead_ = kNoColumn;
+  if (!ready) evaluate_columns(c, 1, column_.get());
   return column_.get();
 }
 

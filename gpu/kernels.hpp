@@ -120,6 +120,12 @@ template <typename T>
 cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                 const T* centers, const T* gamma, int first, int count, T* out,
                                 std::size_t ldo, cudaStream_t stream);
+// The same column for the candidate whose index a selection left in *index (a call result,
+// nothing when negative), without a round trip to the host.
+template <typename T>
+cudaError_t launch_eval_selected_column(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
+                                        const T* centers, const T* gamma, const double* index, T* out,
+                                        cudaStream_t stream);
 
 // Scoring pass partial sums for columns first..first+count of a column block `phi` (ld ldp,
 // column j is candidate first + j): partial[s * candidates + c] = sum over row chunk s of
