@@ -398,6 +398,12 @@ cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padd
 }
 
 template <typename T>
+cudaError_t preload_column_kernel() {
+  cudaFuncAttributes attributes;
+  return cudaFuncGetAttributes(&attributes, eval_one_column_kernel<T>);
+}
+
+template <typename T>
 cudaError_t launch_eval_selected_column(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                         const T* centers, const T* gamma, const double* index, T* out,
                                         cudaStream_t stream) {
@@ -462,6 +468,7 @@ cudaError_t launch_revive_dependent(const CandidateStats& stats, const History<T
   template cudaError_t launch_eval_columns<T>(const T*, std::size_t, int, int, int, const T*,    \
                                               const T*, int, int, T*, std::size_t,              \
                                               cudaStream_t);                                    \
+  template cudaError_t preload_column_kernel<T>();                                               \
   template cudaError_t launch_eval_selected_column<T>(const T*, std::size_t, int, int, int,     \
                                                       const T*, const T*, const double*, T*,    \
                                                       cudaStream_t);                            \

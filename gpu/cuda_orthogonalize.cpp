@@ -180,6 +180,25 @@ void CudaBackend<T>::upload_node(const T* center, T width) {
 }
 
 template <typename T>
+void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
+  context_.activate();
+  // Each first launch of a kernel would load it inside an iteration; each doubling of the
+  // basis (64, 128, 256 ... columns) reallocates and copies Q and the history there: about a
+  // millisecond each at 200,000 rows. Both happen here instead, during set-up.
+  RBF_CUDA_CHECK(preload_cgs_kernels<T>());
+  RBF_CUDA_CHECK(preload_column_kernel<T>());
+  // Nodes are candidates (refinement moves them, it does not add any); the basis holds the
+  // bias column and CGS's working vector too.
+  const std::size_t columns = (candidates_ > 0 ? std::min(nodes, candidates_) : nodes) + 2;
+  if (columns <= basis_capacity_) return;
+  // Only what fits with room to spare: the hint must not take the memory a stored Phi_C, the
+  // validation columns or a later growth need, nor fail a run that stops early.
+  const double bytes = static_cast<double>(columns) * static_cast<double>(npad_ + candidates_) * sizeof(T);
+  if (bytes > 0.25 * static_cast<double>(context_.free_memory())) return;
+  ensure_basis_capacity(columns);
+}
+
+template <typename T>
 void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   if (columns <= basis_capacity_) return;
   settle_basis();  // its coefficients live in h_, which is reallocated
@@ -216,6 +235,7 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   template double CudaBackend<T>::orthogonalize(const T*, const T*, unsigned char*, double, std::vector<double>&); \
   template void CudaBackend<T>::upload_node(const T*, T);                                                          \
   template void CudaBackend<T>::ensure_basis_capacity(std::size_t);                                               \
+  template void CudaBackend<T>::reserve_nodes(std::size_t);                                                       \
   template bool CudaBackend<T>::lazy_cgs() const;                                                                  \
   template void CudaBackend<T>::queue_lazy_cgs(const T*, const T*, unsigned char*, double);                        \
   template double CudaBackend<T>::take_cgs_results(std::vector<double>&);                                          \

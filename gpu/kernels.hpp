@@ -120,6 +120,13 @@ template <typename T>
 cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                 const T* centers, const T* gamma, int first, int count, T* out,
                                 std::size_t ldo, cudaStream_t stream);
+// Loads the kernels a growth iteration launches (CUDA loads a kernel lazily, at its first
+// launch: a fraction of a millisecond each), so set-up pays for them and not an iteration.
+template <typename T>
+cudaError_t preload_cgs_kernels();
+template <typename T>
+cudaError_t preload_column_kernel();
+
 // The same column for the candidate whose index a selection left in *index (a call result,
 // nothing when negative), without a round trip to the host.
 template <typename T>

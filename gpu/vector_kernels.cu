@@ -661,6 +661,26 @@ cudaError_t launch_cgs_subtract(const T* q, std::size_t ldq, int cols, const T* 
   return cudaGetLastError();
 }
 
+static cudaError_t preload_cgs_register_kernels(double) { return cudaSuccess; }  // float only
+static cudaError_t preload_cgs_register_kernels(float) {
+  cudaFuncAttributes a;
+  for (cudaError_t e : {cudaFuncGetAttributes(&a, cgs_subtract_registers_kernel<4, 16>),
+                        cudaFuncGetAttributes(&a, cgs_subtract_registers_kernel<2, 32>),
+                        cudaFuncGetAttributes(&a, cgs_subtract_registers_kernel<2, 64>)})
+    if (e != cudaSuccess) return e;
+  return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t preload_cgs_kernels() {
+  cudaFuncAttributes a;
+  for (cudaError_t e : {cudaFuncGetAttributes(&a, cgs_subtract_kernel<1, T>), cudaFuncGetAttributes(&a, cgs_subtract_kernel<4, T>),
+                        cudaFuncGetAttributes(&a, cgs_lazy_close_kernel<T>), cudaFuncGetAttributes(&a, cgs_reduce_kernel<T>),
+                        cudaFuncGetAttributes(&a, cgs_finish_kernel<1, T>), cudaFuncGetAttributes(&a, cgs_finish_kernel<4, T>)})
+    if (e != cudaSuccess) return e;
+  return preload_cgs_register_kernels(T{});
+}
+
 template <typename T>
 cudaError_t launch_cgs_lazy_close(const T* partial, int padded_rows, int cols, const T* h1, T* h2, int k,
                                   double tol, const ReduceScratch& scratch, double* results, int h_offset,
@@ -742,6 +762,7 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
   template cudaError_t launch_cgs_subtract<T>(const T*, std::size_t, int, const T*, const T*, T*, \
                                               int, unsigned char*, double, const ReduceScratch&, \
                                               double*, T*, cudaStream_t, const LazyCgs<T>&);     \
+  template cudaError_t preload_cgs_kernels<T>();                                                  \
   template cudaError_t launch_cgs_lazy_close<T>(const T*, int, int, const T*, T*, int, double,   \
                                                 const ReduceScratch&, double*, int, cudaStream_t); \
   template cudaError_t launch_cgs_settle<T>(const T*, std::size_t, int, const T*, T*, int, T*,   \

@@ -28,6 +28,7 @@ class ForwardingBackend : public Backend<T> {
     inner_->set_candidates(centers, widths, rows, count, budget);
   }
   bool candidates_stored() const override { return inner_->candidates_stored(); }
+  void reserve_nodes(std::size_t nodes) override { inner_->reserve_nodes(nodes); }
   void reset_to_bias(std::vector<double>& a) override { inner_->reset_to_bias(a); }
   void mark_used(std::size_t c) override { inner_->mark_used(c); }
   Selection select_ols(double lambda, double tol) override { return inner_->select_ols(lambda, tol); }

@@ -96,6 +96,7 @@ double GrowthRun<T>::cpu_candidate_budget() const {
 template <typename T>
 std::vector<double> GrowthRun<T>::start(Backend<T>& b) {
   std::vector<double> a;
+  b.reserve_nodes(config_.stopping.max_nodes);
   b.reset_to_bias(a);
   // max_residual places a node at the worst-fitted row with the base width only.
   if (!ols_)
@@ -157,6 +158,7 @@ double GrowthRun<T>::move_to(BackendKind kind, bool after_fault) {
       BackendState<T> state;
       backend_->export_state(state);
       next->import_state(state);
+      next->reserve_nodes(config_.stopping.max_nodes);
       moved = true;
     } catch (const std::logic_error&) {
       moved = false;  // a backend without state transfer: rebuild instead

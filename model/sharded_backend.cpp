@@ -267,6 +267,11 @@ bool ShardedBackend<T>::candidates_stored() const {
 }
 
 template <typename T>
+void ShardedBackend<T>::reserve_nodes(std::size_t nodes) {
+  on_all([&](std::size_t, Backend<T>& b) { b.reserve_nodes(nodes); });
+}
+
+template <typename T>
 void ShardedBackend<T>::reset_to_bias(std::vector<double>& a) {
   std::vector<std::vector<double>> as(shards_.size());
   on_all([&](std::size_t i, Backend<T>& b) { b.reset_to_bias(as[i]); });

@@ -61,6 +61,7 @@ class ShardedBackend final : public Backend<T> {
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
                       double memory_budget_bytes) override;
   bool candidates_stored() const override;
+  void reserve_nodes(std::size_t nodes) override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;
   Selection select_ols(double lambda, double tol) override;

@@ -1,6 +1,7 @@
 // Backend::add_and_update against add_node followed by update: the same nodes, h, ||u|| and a
 // on every backend, with Phi_C stored and computed on the fly (on the GPU, the one-wait path
-// of gpu/cuda_iteration.cpp against the two steps, which must agree bit for bit).
+// of gpu/cuda_iteration.cpp against the two steps, which must agree bit for bit). And
+// Backend::reserve_nodes, a hint that changes no result, whatever it asks for.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -47,6 +48,32 @@ void check_add_and_update(const std::string& which) {
   }
 }
 
+template <typename T>
+void check_reserve_nodes(const std::string& which) {
+  CAPTURE(which);
+  const Problem p = make_problem(600, 3, 1, 40, 90, 5);
+  const Growth plain = [&] {
+    auto b = make<T>(which);
+    return grow(*b, p, 70, 0.0);
+  }();
+  // Fewer nodes than grown (the basis grows past the hint), as many, and more than there are
+  // candidates.
+  for (const std::size_t hint : {std::size_t{10}, std::size_t{70}, std::size_t{1} << 40}) {
+    CAPTURE(hint);
+    auto b = make<T>(which);
+    load(*b, p, 0.0);
+    b->reserve_nodes(hint);
+    const Growth reserved = [&] {
+      std::vector<double> a;
+      b->reset_to_bias(a);
+      return extend(*b, 70);
+    }();
+    CHECK(reserved.chosen == plain.chosen);
+    CHECK(reserved.sse == plain.sse);
+  }
+}
+
 }  // namespace
 
 RBF_BACKEND_CASES("add_and_update gives what add_node then update give", check_add_and_update)
+RBF_BACKEND_CASES("reserve_nodes changes no result of the growth", check_reserve_nodes)

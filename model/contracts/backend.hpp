@@ -99,6 +99,11 @@ class Backend {
   // True when Phi_C is held in memory rather than re-evaluated per pass.
   virtual bool candidates_stored() const = 0;
 
+  // A hint before growth: up to `nodes` nodes will be added. A backend may prepare for them
+  // now, during set-up (the GPU's sizes its basis where memory allows and loads the kernels
+  // growth uses), so the iterations do not pay for it; growth past `nodes` still works.
+  virtual void reserve_nodes(std::size_t nodes) { (void)nodes; }
+
   // Resets to the bias-only model: Q = [1/sqrt(n)], E = Y - mean(Y), and in one pass over
   // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks and
   // the validation columns.
