@@ -64,6 +64,22 @@ __device__ __forceinline__ void warp_transpose_sum(float (&v)[N]) {
   }
 }
 
+// Lazy CGS2's step for one row i of a first pass (lazy.e set; both first passes use it): E_i -=
+// q_i a^T with the pending column's finished q_i (when one is pending), then ue += u_i E_i.
+template <typename T>
+__device__ __forceinline__ void lazy_residual_row(const LazyCgs<T>& lazy, int i, T q_i, T u_i,
+                                                  const double* __restrict__ results, double* ue) {
+  for (int j = 0; j < lazy.k; ++j) {
+    T* p = lazy.e + i + static_cast<std::size_t>(j) * lazy.lde;
+    T v = *p;
+    if (lazy.pending != nullptr) {
+      v -= q_i * static_cast<T>(results[kResultA + j]);
+      *p = v;
+    }
+    ue[j] += static_cast<double>(u_i) * static_cast<double>(v);
+  }
+}
+
 // u = phi - Q h1 and this block's share of h2 = Q^T u (partial[j * gridDim.x + block]), with
 // ||u||^2 and ||phi||^2 summed over the block's rows (returned in thread 0). Lane l of warp w
 // holds rows 32 V t + V l .. + V - 1 of columns w, w + kWarps, ... of tile t. Requires
@@ -173,17 +189,7 @@ __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restr
       u_tile[threadIdx.x] = w;
       su += static_cast<double>(w) * static_cast<double>(w);
       sp += static_cast<double>(p) * static_cast<double>(p);
-      if (lazy.e != nullptr) {
-        for (int j = 0; j < lazy.k; ++j) {
-          float* e = lazy.e + i + static_cast<std::size_t>(j) * lazy.lde;
-          float v = *e;
-          if (settle) {
-            v -= qp * static_cast<float>(results[kResultA + j]);
-            *e = v;
-          }
-          ue[j] += static_cast<double>(w) * static_cast<double>(v);
-        }
-      }
+      if (lazy.e != nullptr) lazy_residual_row(lazy, i, qp, w, results, ue);
     }
     __syncthreads();
     float ur[V];

@@ -63,7 +63,6 @@ void CudaBackend<T>::release_candidates() {
   history_columns_ = 0;
   reduce_values_.release();
   reduce_indices_.release();
-  sse_partial_.release();
   candidates_ = 0;
   tile_columns_ = 0;
   stored_ = false;
@@ -221,8 +220,6 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
   partial_ = Buffer<T>(context_, count * static_cast<std::size_t>(partition_.splits),
                        Placement::device, "the scoring-pass partial sums");
   gq_ = Buffer<T>(context_, count * (k_ + 1), Placement::device, "the bias-model projections");
-  sse_partial_ = Buffer<double>(context_, static_cast<std::size_t>(partition_.splits), Placement::device,
-                                "the residual partial sums");
   const std::size_t reduce_slots =
       (2 + std::max<std::size_t>(k_, 1)) *
       std::max({static_cast<std::size_t>(kReduceBlocks), (count + 31) / 32 + 1, static_cast<std::size_t>(cgs_blocks(as_int(npad_)))});
@@ -279,7 +276,7 @@ std::size_t CudaBackend<T>::memory_bytes() const {
                              &history_, &constants_, &node_, &cgs_partial_, &rows_aug_,
                              &candidates_aug_, &partial_square_, &shard_sums_})
     total += b->bytes();
-  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &sse_partial_, &shard_scores_,
+  for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &shard_scores_,
                                   &val_target_, &val_weight_, &val_offset_, &val_bias_})
     total += b->bytes();
   return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes() + val_classes_.bytes();

@@ -102,7 +102,9 @@ class CudaBackend final : public model::Backend<T> {
   double take_cgs_results(std::vector<double>& h);
   // Queues the scoring pass of q and the statistics update with the next selection; `column`
   // is the history column it writes (and, for lazy CGS2, how to correct z).
-  void queue_statistics(const T* q, bool fused, const History<T>& column);
+  void queue_statistics(const T* q, const History<T>& column);
+  // update()'s ||E||^2 after a lazy update, from the last exact one and a.
+  double lazy_residual_norm2(const std::vector<double>& a);
   // Finishes the column lazy CGS2 left pending (and E's update by it), for the callers that
   // read Q or E as they are. Const: the basis it represents does not change.
   void settle_basis() const;
@@ -206,15 +208,14 @@ class CudaBackend final : public model::Backend<T> {
   // Constants for device pointer mode, reduction scratch and the results copied back.
   Buffer<T> constants_;  // 1, 0, -1
   // results_: the fixed slots, a (k values) and h (basis capacity) of kernels/kernels.hpp.
-  Buffer<double> reduce_values_, results_, results_host_, sse_partial_;
+  Buffer<double> reduce_values_, results_, results_host_;
   std::size_t h_offset_ = 0;
-  // add_node left a = q^T E in the results, so update() can fold E -= q a^T into its pass.
+  // Lazy CGS2 left a = q^T E in the results: update() leaves E -= q a^T to the next CGS pass
+  // (or settle_basis()).
   bool a_ready_ = false;
   // Lazy CGS2: Q's column nodes_ still holds u, with its second projection's coefficients in
   // h_ + basis_capacity_ and ||q|| in results[kNormU]; E still owes its update by it.
   mutable bool pending_ = false;
-  // settle_basis() applied the E -= q a^T that update() would otherwise apply.
-  mutable bool residual_settled_ = false;
   // ||E||_F^2 as update() returns it (lazy updates subtract ||a||^2 from the last exact one).
   double residual_norm2_ = 0.0;
   // add_and_update's marks between its two steps and after them, for the steps' times, and

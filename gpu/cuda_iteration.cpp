@@ -36,7 +36,6 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   ensure_basis_capacity(nodes_ + 2);
   selection_ready_ = false;
   a_ready_ = false;
-  residual_settled_ = false;
   used_host_[c] = 1;
   const T* phi = candidate_column(c);
   queue_lazy_cgs(phi, history_.get() + c * basis_capacity_, used_.get() + c, tol);
@@ -52,7 +51,7 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   column.g = h_.get() + basis_capacity_;
   column.norm = results_.get() + kNormU;
   column.dependent = results_.get() + kDependent;
-  queue_statistics(q_.get() + (nodes_ + 1) * npad_, /*fused=*/false, column);
+  queue_statistics(q_.get() + (nodes_ + 1) * npad_, column);
   RBF_CUDA_CHECK(cudaEventRecord(updated_->get(), stream));
   RBF_CUDA_CHECK(cudaMemcpyAsync(results_host_.host(), results_.get(), (h_offset_ + nodes_ + 1) * sizeof(double),
                                  cudaMemcpyDeviceToHost, stream));
@@ -80,8 +79,7 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   ready_selection_ = read_selection();
   selection_ready_ = true;
   if (ahead && ready_selection_.found) column_ahead_ = ready_selection_.index;
-  for (double v : a) residual_norm2_ -= v * v;
-  residual_norm2_ = std::max(0.0, residual_norm2_);
+  lazy_residual_norm2(a);
   return norm;
 }
 

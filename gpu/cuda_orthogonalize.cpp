@@ -90,7 +90,6 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
     sum_over_shards(h_.get(), static_cast<std::size_t>(cols));
     h1 = h_.get();
   }
-  residual_settled_ = false;  // whatever settle_basis() did was the previous node's update
   constexpr double ratio2 = model::kReorthogonalizeRatio * model::kReorthogonalizeRatio;
   if (lazy_cgs()) {
     queue_lazy_cgs(phi, h1, mark, tol);
@@ -103,11 +102,10 @@ double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* m
     // Skipped on the device by the decision.
     RBF_CUDA_CHECK(launch_cgs_reduce(cgs_partial_.get(), npad, cols, results_.get(), h2, stream));
     if (sharded() && again) sum_over_shards(h2, static_cast<std::size_t>(cols));
-    // a = q^T E folded into the last pass would be a shard's share only: sharded, update() sums it.
-    const bool fuse_a = !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
-    RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, fuse_a ? e_.get() : nullptr,
-                                     npad_, as_int(k_), tol, scratch(), results_.get(), as_int(h_offset_),
-                                     stream));
+    // Row shards or many outputs: a = q^T E is left to update() (a shard's share would not do,
+    // and the fused sum takes at most kMaxFusedOutputs outputs).
+    RBF_CUDA_CHECK(launch_cgs_finish(q_.get(), npad_, cols, h1, h2, u, npad, static_cast<const T*>(nullptr), npad_, as_int(k_), tol,
+                                     scratch(), results_.get(), as_int(h_offset_), stream));
     if (sharded()) shard_dependence(tol);
     RBF_CUDA_CHECK(launch_normalize(u, npad, results_.get(), stream));
   }
@@ -145,7 +143,7 @@ double CudaBackend<T>::take_cgs_results(std::vector<double>& h) {
   if (results[kDependent] != 0.0) return 0.0;  // Q unchanged
   std::copy(results + h_offset_, results + h_offset_ + cols, h.begin());
   ++nodes_;
-  // a = q^T E is in the results (folded into CGS's last pass, or lazy CGS2's).
+  // Lazy CGS2 leaves a = q^T E in the results.
   a_ready_ = lazy_cgs();
   pending_ = lazy_cgs();
   return results[kNormU];
@@ -163,7 +161,6 @@ void CudaBackend<T>::settle_basis() const {
                                    q_.get() + nodes_ * npad_, as_int(npad_), e_.get(), npad_, as_int(k_),
                                    scratch(), results_.get(), context_.stream()));
   pending_ = false;
-  residual_settled_ = true;
 }
 
 template <typename T>

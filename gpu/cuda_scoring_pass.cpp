@@ -55,7 +55,6 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
 
   nodes_ = 0;
   pending_ = false;  // the basis starts over
-  residual_settled_ = false;
   val_columns_ = 0;  // validation columns belong to the nodes, which start over
   selection_ready_ = false;
   a_ready_ = false;
@@ -119,24 +118,13 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   const cudaStream_t stream = context_.stream();
   const int npad = as_int(npad_), k = as_int(k_);
   const T* q = q_.get() + nodes_ * npad_;
-  double* a_device = results_.get() + kResultA;
   // Lazy CGS2 left column nodes_ unfinished: the pass reads its u and corrects z from the
   // history (complete up to this column), and E's update waits for the next CGS pass.
   const bool lazy = pending_ && statistics && history_columns_ == nodes_ && last_request_.mode != kSelectMaxResidual;
   if (pending_ && !lazy) settle_basis();
-  // a from add_node whose E -= q a^T is still to do (settle_basis() may have done it).
-  const bool owed = a_ready_ && !residual_settled_ && !lazy;
-  // With a from add_node, the launch over a stored Phi_C also does E -= q a^T and sums E^2
-  // (the matrix-free pass leaves E alone).
-  // (Never sharded: add_node leaves a to update() then, see orthogonalize.)
-  const bool fused = statistics && owed && stored_;
-  if (lazy || (a_ready_ && !owed)) {
-    // Nothing to do now: E is updated by the next CGS pass, or settle_basis() updated it.
-  } else if (!fused && owed) {
-    // a = q^T E from CGS's last pass, still on the device: no gemv.
-    RBF_CUDA_CHECK(launch_residual_update(e_.get(), npad_, npad, k, q, static_cast<const double*>(a_device),
-                                          scratch(), results_.get(), stream));
-  } else if (!fused) {
+  // a from add_node is lazy CGS2's: E -= q a^T is left to the next CGS pass, or settle_basis()
+  // did it. Otherwise (row shards, many outputs) a = q^T E and the update are made here.
+  if (!a_ready_) {
     RBF_CUBLAS_CHECK(blas::gemv(context_.blas(), CUBLAS_OP_T, npad, k, constants_.get(), e_.get(),
                                 npad, q, constants_.get() + 1, a_.get()));
     sum_over_shards(a_.get(), k_);
@@ -151,7 +139,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
       column.g = h_.get() + basis_capacity_;
       column.norm = results_.get() + kNormU;
     }
-    queue_statistics(q, fused, column);
+    queue_statistics(q, column);
     if (history_columns_ == nodes_) history_columns_ = nodes_ + 1;
   }
   copy_results_back(kResultA + k_);
@@ -161,12 +149,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
     ready_selection_ = read_selection();
     selection_ready_ = true;
   }
-  if (lazy) {
-    // ||E - q a^T||^2 = ||E||^2 - ||a||^2 with a = E^T q; E itself is updated later.
-    for (double v : a) residual_norm2_ -= v * v;
-    residual_norm2_ = std::max(0.0, residual_norm2_);
-    return residual_norm2_;
-  }
+  if (lazy) return lazy_residual_norm2(a);
   double sse = results[kResidualNorm2];
   if (sharded()) shards_->sum(&sse, 1);
   residual_norm2_ = sse;
@@ -174,16 +157,21 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
 }
 
 template <typename T>
-void CudaBackend<T>::queue_statistics(const T* q, bool fused, const History<T>& column) {
+double CudaBackend<T>::lazy_residual_norm2(const std::vector<double>& a) {
+  // ||E - q a^T||^2 = ||E||^2 - ||a||^2 with a = E^T q; E itself is updated later.
+  for (double v : a) residual_norm2_ -= v * v;
+  residual_norm2_ = std::max(0.0, residual_norm2_);
+  return residual_norm2_;
+}
+
+template <typename T>
+void CudaBackend<T>::queue_statistics(const T* q, const History<T>& column) {
   const cudaStream_t stream = context_.stream();
   const int ps = as_int(candidates_);
   int splits = partition_.splits;
   if (stored_) {
-    const FusedResidual<T> residual =
-        fused ? FusedResidual<T>{e_.get(), npad_, as_int(k_), results_.get() + kResultA, sse_partial_.get()}
-              : FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr};
     RBF_CUDA_CHECK(launch_score_partials<T>(phi_.get(), npad_, 0, ps, q, partition_, used_.get(), partial_.get(), ps,
-                                            residual, stream));
+                                            FusedResidual<T>{nullptr, 0, 0, nullptr, nullptr}, stream));
   } else {
     matrix_free_pass(q, partial_.get(), nullptr);
     splits = free_plan_.splits;
@@ -202,7 +190,7 @@ void CudaBackend<T>::queue_statistics(const T* q, bool fused, const History<T>& 
   SelectRequest request = last_request_;
   if (!device_selects()) request.mode = kSelectNone;
   RBF_CUDA_CHECK(launch_finish_update<T>(stats(), z, splits, results_.get() + kResultA, column, request, e_.get(),
-                                         npad_, rows_.get(), fused ? sse_partial_.get() : nullptr, scratch(),
+                                         npad_, rows_.get(), nullptr, scratch(),
                                          results_.get(), stream));
 }
 
@@ -323,7 +311,8 @@ model::Selection CudaBackend<T>::select_max_residual() {
   template void CudaBackend<T>::reset_to_bias(std::vector<double>&);                  \
   template void CudaBackend<T>::reset_from_columns(const T*);                         \
   template double CudaBackend<T>::update(bool, std::vector<double>&);                 \
-  template void CudaBackend<T>::queue_statistics(const T*, bool, const History<T>&);  \
+  template void CudaBackend<T>::queue_statistics(const T*, const History<T>&);        \
+  template double CudaBackend<T>::lazy_residual_norm2(const std::vector<double>&);    \
   template CandidateStats CudaBackend<T>::stats() const;                              \
   template History<T> CudaBackend<T>::history(std::size_t) const;                     \
   template ReduceScratch CudaBackend<T>::scratch() const;                             \

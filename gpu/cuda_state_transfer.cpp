@@ -59,7 +59,6 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
     throw RuntimeError("internal error: imported trainer state does not match the data");
   const cudaStream_t stream = context_.stream();
   pending_ = false;  // the imported basis replaces whatever was pending
-  residual_settled_ = false;
   ensure_basis_capacity(st.basis + 1);
   auto copy_columns = [&](const std::vector<T>& src, std::size_t rows, std::size_t cols, T* dst,
                           std::size_t ld) {

@@ -259,22 +259,6 @@ __device__ __forceinline__ void first_pass_decision(double su, double sp, double
   }
 }
 
-// Lazy CGS2's step for one row of a tile (lazy.e set): E_i -= q_i a^T for the pending column's
-// finished q_i (0 when none), then ue += u_i E_i.
-template <typename T>
-__device__ __forceinline__ void lazy_residual_row(const LazyCgs<T>& lazy, int i, T q_i, T u_i,
-                                                  const double* __restrict__ results, double* ue) {
-  for (int j = 0; j < lazy.k; ++j) {
-    T* p = lazy.e + i + static_cast<std::size_t>(j) * lazy.lde;
-    T v = *p;
-    if (lazy.pending != nullptr) {
-      v -= q_i * static_cast<T>(results[kResultA + j]);
-      *p = v;
-    }
-    ue[j] += static_cast<double>(u_i) * static_cast<double>(v);
-  }
-}
-
 // CGS's first pass over Q, one read: u = phi - Q h1 and, from the same tiles while they are in
 // cache, each block's share of h2 = Q^T u (summed by cgs_reduce_kernel). The pass also sums
 // ||u||^2 and ||phi||^2 and takes the DGKS decision on the device, so the last pass can skip
