@@ -36,15 +36,42 @@ struct FreeOperands {
   gpu::MatrixFreePlan plan{};
 };
 
+double mean_norm2(const std::vector<double>& xt, int n, int npad, int d) {
+  double norm2 = 0;
+  for (int f = 0; f < d; ++f)
+    for (int i = 0; i < n; ++i) norm2 += xt[static_cast<std::size_t>(f) * npad + i] * xt[static_cast<std::size_t>(f) * npad + i];
+  return norm2 / n;
+}
+
+gpu::MatrixFreeRange operand_range(const std::vector<double>& xt, const std::vector<double>& centers,
+                                   const std::vector<double>& gamma, int n, int npad, int d) {
+  gpu::MatrixFreeRange range;
+  for (int i = 0; i < n; ++i) {
+    double norm2 = 0, max_abs = 0;
+    for (int f = 0; f < d; ++f) {
+      const double v = xt[static_cast<std::size_t>(f) * npad + i];
+      norm2 += v * v;
+      max_abs = std::max(max_abs, std::fabs(v));
+    }
+    range.add_row(max_abs, norm2);
+  }
+  for (std::size_t c = 0; c < gamma.size(); ++c) {
+    double max_abs = 0;
+    for (int f = 0; f < d; ++f) max_abs = std::max(max_abs, std::fabs(centers[c * d + f]));
+    range.add_candidate(max_abs, gamma[c]);
+  }
+  return range;
+}
+
 template <typename T>
 FreeOperands<T> free_operands(const gpu::Context& ctx, const std::vector<double>& xt, const std::vector<double>& centers,
                               const std::vector<double>& gamma, const std::vector<double>& q, int n, int npad,
-                              int count, int d, bool tensor_cores_allowed = true) {
+                              int count, int d, bool tensor_cores_allowed = true, bool unit_scale_allowed = true) {
   FreeOperands<T> f;
   f.plan = gpu::plan_matrix_free<T>(npad, count, d, ctx.device(), tensor_cores_allowed);
-  double norm2 = 0;
-  for (const double v : xt) norm2 += v * v;  // padding entries are 0
-  f.plan.norm_shift = gpu::matrix_free_norm_shift(norm2 / n);
+  f.plan.norm_shift = gpu::matrix_free_norm_shift(mean_norm2(xt, n, npad, d));
+  gpu::matrix_free_choose_scale(f.plan, operand_range(xt, centers, gamma, n, npad, d), d);
+  f.plan.unit_scale = f.plan.unit_scale && unit_scale_allowed;
   const int padded_count = gpu::matrix_free_padded_count(count);
   const Buffer<T> xt_d = upload(ctx, std::vector<T>(xt.begin(), xt.end()), "x");
   const Buffer<T> centers_d = upload(ctx, std::vector<T>(centers.begin(), centers.end()), "centers");
@@ -138,7 +165,13 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
     return ms;
   };
   double best = 0;
-  if (f.plan.tensor_cores) best = report("tensor cores, split FP16", f);
+  if (f.plan.tensor_cores) {
+    best = report(f.plan.unit_scale ? "tensor cores, one scale" : "tensor cores, split FP16", f);
+    if (f.plan.unit_scale) {  // the kernel for operands that need a scale per row and group
+      FreeOperands<T> scaled = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d, true, false);
+      report("tensor cores, scale per row", scaled);
+    }
+  }
   FreeOperands<T> simt = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d, false);
   const double simt_ms = report("CUDA cores (FMA)", simt);
   if (best == 0) best = simt_ms;

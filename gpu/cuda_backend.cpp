@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,11 +116,17 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
     yc = staging.data() + d * npad;
   }
   double norm2_sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
+  free_rows_range_ = MatrixFreeRange{};
+  for (std::size_t i = 0; i < n; ++i) {
+    double norm2 = 0.0, max_abs = 0.0;
     for (std::size_t j = 0; j < d; ++j) {
       xt[j * npad + i] = x[i * d + j];
-      norm2_sum += static_cast<double>(x[i * d + j]) * static_cast<double>(x[i * d + j]);
+      norm2 += static_cast<double>(x[i * d + j]) * static_cast<double>(x[i * d + j]);
+      max_abs = std::max(max_abs, std::fabs(static_cast<double>(x[i * d + j])));
     }
+    norm2_sum += norm2;
+    free_rows_range_.add_row(max_abs, norm2);
+  }
   mean_row_norm2_ = n > 0 ? norm2_sum / static_cast<double>(n) : 0.0;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < k; ++j) yc[j * npad + i] = y[i * k + j];
@@ -186,12 +193,16 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
     throw Error("gpu backend: " + std::to_string(count) + " candidates exceed 32-bit indexing");
   std::vector<T> gamma(count);
   std::vector<long long> row_index(count);
+  free_candidates_range_ = MatrixFreeRange{};
   for (std::size_t c = 0; c < count; ++c) {
     if (!(widths[c] > T(0))) throw InputError("candidate widths must be positive");
     if (rows[c] >= total_rows())
       throw RuntimeError("gpu backend: candidate " + std::to_string(c) + " names row " +
                          std::to_string(rows[c]) + " of " + std::to_string(total_rows()));
     gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as model/contracts/gaussian_columns.hpp
+    double max_abs = 0.0;
+    for (std::size_t j = 0; j < d_; ++j) max_abs = std::max(max_abs, std::fabs(static_cast<double>(centers[c * d_ + j])));
+    free_candidates_range_.add_candidate(max_abs, static_cast<double>(gamma[c]));
     // A shard keeps its own rows' local index, and -1 for rows another shard holds.
     const std::size_t first = sharded() ? shards_->first_row() : 0;
     row_index[c] = rows[c] >= first && rows[c] - first < n_ ? static_cast<long long>(rows[c] - first) : -1;

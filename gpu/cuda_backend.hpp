@@ -189,6 +189,8 @@ class CudaBackend final : public model::Backend<T> {
   Buffer<T> rows_aug_, candidates_aug_, partial_square_;
   MatrixFreePlan free_plan_;
   double mean_row_norm2_ = 0.0;  // of the training rows: sets free_plan_.norm_shift
+  MatrixFreeRange free_rows_range_;        // of the training rows, and
+  MatrixFreeRange free_candidates_range_;  // of the candidates: whether one scale fits both
   Buffer<long long> rows_;
   // An off-pool node (add_node_at, add_validation_column_at): d_ center values, then gamma.
   Buffer<T> node_;

@@ -35,6 +35,10 @@ void CudaBackend<T>::prepare_matrix_free() {
   const cudaStream_t stream = context_.stream();
   free_plan_ = plan_matrix_free<T>(as_int(npad_), count, d, context_.device());
   free_plan_.norm_shift = matrix_free_norm_shift(mean_row_norm2_);
+  MatrixFreeRange range = free_rows_range_;
+  range.max_gain = free_candidates_range_.max_gain;
+  range.max_gain_feature = free_candidates_range_.max_gain_feature;
+  matrix_free_choose_scale(free_plan_, range, d);
   rows_aug_ = Buffer<T>(context_, npad_ * static_cast<std::size_t>(free_plan_.row_floats), Placement::device,
                         "the matrix-free rows");
   candidates_aug_ = Buffer<T>(context_,

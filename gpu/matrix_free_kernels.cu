@@ -9,7 +9,10 @@
 // (3xTF32 on m16n8k8 took nine: tried, 2.8 ms at 1M x 4096, tensor-bound). Plain TF32 is off
 // by ~1e-3 in z, a BF16 correction by ~3e-5: both too coarse. Each warp keeps 64
 // candidates' operands in registers for its whole row range and accumulates z in registers
-// (no atomics); rows stream through shared memory with cp.async double buffering. Elsewhere
+// (no atomics); rows stream through shared memory with cp.async double buffering. When one
+// power of two scales all rows, and its inverse all candidates (MatrixFreePlan::unit_scale),
+// the MMA's result is the exponent itself, with the candidate's constant term loaded as its
+// accumulator, and each Gaussian costs the MMA, one exp2 and one FMA. Elsewhere
 // (double, older GPUs, d > kMatrixFreeTensorMaxD), a CUDA-core kernel does the same with FMAs.
 #include <algorithm>
 #include <cmath>
@@ -185,7 +188,9 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
 //   exponent = (x' . a') 2^-e_i 2^-f_c - L g_c ||c||^2.
 // The power-of-two scales (exact) put each row's and each candidate group's largest entry in
 // [2^13, 2^14): FP16 ends at 65504, and its subnormals would lose the lo parts of small
-// entries. The halves come first, the per-row or per-candidate floats after all of them.
+// entries. With a unit scale, rows take 2^e and candidates 2^-e for one e (e_i = -f_c), so
+// the product needs no scaling; see matrix_free_choose_scale for why its precision holds.
+// The halves come first, the per-row or per-candidate floats after all of them.
 
 __host__ __device__ constexpr int tc_steps(int d) { return (3 * (d + 1) + 15) / 16; }
 constexpr int kMmaTiles = 4;  // m16 tiles of candidates per warp of the MMA kernel
@@ -196,10 +201,22 @@ constexpr int kCandidateScaleGroup = kMmaTiles * 16;
 static_assert(kCandidateScaleGroup % 32 == 0 && kBlock % kCandidateScaleGroup == 0 &&
                   kMatrixFreeCandidates % kBlock == 0,
               "scale groups are whole warps of the operand kernel");
-// Halves per row: an odd multiple of 16 halves (32 bytes) keeps the warp's 8-byte
-// shared-memory loads (8 rows x 4 lanes) free of bank conflicts.
-__host__ __device__ constexpr int tc_row_halves(int ks) { return ks % 2 == 1 ? ks * 16 : ks * 16 + 16; }
+__host__ __device__ constexpr int tc_row_halves(int ks) { return ks * 16; }
 __host__ __device__ constexpr int tc_candidate_halves(int ks) { return ks * 16; }
+// With an even number of k-steps, a lane's halves of steps 2j and 2j+1 lie side by side (one
+// 16-byte load per row and pair of steps, half the shared-memory loads); with an odd one, a
+// step's are 8 bytes apart from the next lane's. Both operands use the same positions: k is
+// a sum index.
+__host__ __device__ constexpr bool tc_paired(int ks) { return ks % 2 == 0; }
+__host__ __device__ constexpr int tc_fragment_offset(int ks, int s, int t) {
+  return tc_paired(ks) ? 32 * (s / 2) + 8 * t + 4 * (s % 2) : 16 * s + 4 * t;
+}
+// Row stride in shared memory: an odd multiple of 64 bytes keeps the 16-byte loads of a
+// quarter warp (2 rows x 4 lanes), and an odd multiple of 32 bytes the 8-byte loads of a
+// half warp (4 rows x 4 lanes), free of bank conflicts.
+__host__ __device__ constexpr int tc_staged_row_halves(int ks) {
+  return tc_paired(ks) ? ((ks * 16 / 32) % 2 == 1 ? ks * 16 : ks * 16 + 32) : ks * 16;
+}
 constexpr int kRowExtraFloats = 1;
 constexpr int kCandidateExtraFloats = 2;
 
@@ -226,8 +243,9 @@ __device__ void write_split(const double* v, int n, int e, bool lo_first, int ha
   for (int f = 3 * n; f < halves; ++f) out[f] = zero;
 }
 
+// unit_scale: every row takes 2^unit_exponent instead of its own scale.
 __global__ void tc_rows_kernel(const float* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
-                               int norm_shift, float* __restrict__ x_aug) {
+                               int norm_shift, bool unit_scale, int unit_exponent, float* __restrict__ x_aug) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= padded_rows) return;
   double v[kMatrixFreeTensorMaxD + 1];
@@ -239,14 +257,16 @@ __global__ void tc_rows_kernel(const float* __restrict__ xt, std::size_t ldx, in
     max_abs = fmax(max_abs, fabs(v[f]));
   }
   v[d] = ldexp(v[d], -norm_shift);
-  const int e = fp16_scale_exponent(fmax(max_abs, v[d]));
+  const int e = unit_scale ? unit_exponent : fp16_scale_exponent(fmax(max_abs, v[d]));
   const int halves = tc_row_halves(tc_steps(d));
   write_split(v, d + 1, e, true, halves, reinterpret_cast<__half*>(x_aug) + static_cast<std::size_t>(i) * halves);
   x_aug[static_cast<std::size_t>(padded_rows) * (halves / 2) + i] = i < rows ? static_cast<float>(ldexp(1.0, -e)) : 0.0f;
 }
 
+// unit_scale: every candidate takes 2^-unit_exponent instead of its group's scale.
 __global__ void tc_candidates_kernel(const float* __restrict__ centers, const float* __restrict__ gamma, int count,
-                                     int padded_count, int d, int norm_shift, float* __restrict__ c_aug) {
+                                     int padded_count, int d, int norm_shift, bool unit_scale, int unit_exponent,
+                                     float* __restrict__ c_aug) {
   __shared__ double warp_max[kBlock / 32];
   const int c = blockIdx.x * blockDim.x + threadIdx.x;  // padded_count is a multiple of kBlock
   const bool live = c < count;                          // padding: never written out, zeros do
@@ -266,7 +286,7 @@ __global__ void tc_candidates_kernel(const float* __restrict__ centers, const fl
   __syncthreads();
   const int first_warp = threadIdx.x / kCandidateScaleGroup * (kCandidateScaleGroup / 32);
   for (int w = 0; w < kCandidateScaleGroup / 32; ++w) max_abs = fmax(max_abs, warp_max[first_warp + w]);
-  const int e = fp16_scale_exponent(max_abs);
+  const int e = unit_scale ? -unit_exponent : fp16_scale_exponent(max_abs);
 
   const int halves = tc_candidate_halves(tc_steps(d));
   write_split(v, d + 1, e, false, halves, reinterpret_cast<__half*>(c_aug) + static_cast<std::size_t>(c) * halves);
@@ -280,6 +300,14 @@ constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
 constexpr int kMmaMaxSteps = tc_steps(kMatrixFreeTensorMaxD);
 static_assert(kMmaWarps * kMmaTiles * 16 == kMatrixFreeCandidates, "one block covers its candidates");
+
+// Blocks per multiprocessor the compiler fits registers for. Four (at most 128 registers)
+// for the unit-scale scoring kernel up to four k-steps: 1.59-1.61 ms against 1.65-1.67 with
+// its own 137 at 1M x 4096 x 20 on an H100. The kernel with scales per row was slower held
+// to 128 (1.80 against 1.68 ms).
+__host__ __device__ constexpr int mma_min_blocks(int ks, bool square, bool unit_scale) {
+  return unit_scale && !square && ks <= 4 ? 4 : 2;
+}
 
 #ifdef RBF_MATRIX_FREE_MMA
 __device__ __forceinline__ void mma_fp16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
@@ -311,16 +339,25 @@ __device__ __forceinline__ void cp_async_wait() {
 
 // Fragment layouts (PTX ISA, mma.m16n8k16 .f16), lane = 4 g + t. The k index is a sum
 // index, so any assignment of K positions to k works as long as A and B agree: in k-step s,
-// lane t owns positions 16 s + 4 t + {0, 1} (k = 2t, 2t+1) and 16 s + 4 t + {2, 3}
-// (k = 2t+8, 2t+9): one 8-byte load per row or candidate.
+// lane t owns positions o + {0, 1} (k = 2t, 2t+1) and o + {2, 3} (k = 2t+8, 2t+9), with
+// o = tc_fragment_offset(KS, s, t): 8 bytes per row or candidate, next to the next step's.
 //   A (candidates): {(g, 2t..), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..)}   B (rows): {(2t.., g), (2t+8.., g)}
 //   D: {(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)}  (candidate, row)
-template <int KS, bool kSquare>
-__global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixFreePass<float> p) {
+// kUnitScale: the operands were built with MatrixFreePlan::unit_scale. Without it, each
+// exponent is the product times its row's and candidate group's scales plus the candidate's
+// constant term, one more FMA per Gaussian.
+//
+// Neither clamps the exponent at 0 (one instruction per Gaussian, 4% of the pass): it is 0
+// only where x = c, and the rounding that can make it slightly positive there (phi = 1 +
+// ~1e-6) is the rounding every other Gaussian has too.
+template <int KS, bool kSquare, bool kUnitScale>
+__global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnitScale))
+    matrix_free_mma_kernel(MatrixFreePass<float> p) {
 #ifdef RBF_MATRIX_FREE_MMA
   constexpr int kRowHalves = tc_row_halves(KS);
+  constexpr int kStagedHalves = tc_staged_row_halves(KS);
   constexpr int kCandidateHalves = tc_candidate_halves(KS);
-  __shared__ __align__(16) __half xs[2][kMatrixFreeRows * kRowHalves];
+  __shared__ __align__(16) __half xs[2][kMatrixFreeRows * kStagedHalves];
   __shared__ __align__(16) float row_extra[2][kMatrixFreeRows];
   __shared__ __align__(16) float ws[2][kMatrixFreeRows];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -332,13 +369,14 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
   const __half* c_halves = reinterpret_cast<const __half*>(p.c_aug);
   const float2* c_extra = reinterpret_cast<const float2*>(p.c_aug + padded_count * (kCandidateHalves / 2));
   std::uint32_t a[kMmaTiles][KS][4];
-  const float c_scale = c_extra[cand0].x;  // the warp's candidates are one scale group
+  const float c_scale = kUnitScale ? 1.0f : c_extra[cand0].x;  // the warp's candidates are one scale group
   float c_bias[kMmaTiles][2];
 #pragma unroll
   for (int mt = 0; mt < kMmaTiles; ++mt) {
 #pragma unroll
     for (int s = 0; s < KS; ++s) {
-      const __half* lo_ptr = c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + 16 * s + 4 * t;
+      const __half* lo_ptr =
+          c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + tc_fragment_offset(KS, s, t);
       const uint2 lo = *reinterpret_cast<const uint2*>(lo_ptr);
       const uint2 hi = *reinterpret_cast<const uint2*>(lo_ptr + 8 * kCandidateHalves);
       a[mt][s][0] = lo.x;
@@ -359,9 +397,11 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
   const int tiles = max(0, r_end - r_begin) / kMatrixFreeRows;
   auto stage = [&](int buf, int row0) {
     const __half* src = x_halves + static_cast<std::size_t>(row0) * kRowHalves;
-    constexpr int kChunks = kMatrixFreeRows * kRowHalves / 8;  // 16-byte chunks
-    for (int e = threadIdx.x; e < kChunks; e += kMmaThreads) cp_async16(&xs[buf][e * 8], src + e * 8);
-    if (threadIdx.x < kMatrixFreeRows / 4) cp_async16(&row_extra[buf][4 * threadIdx.x], x_extra + row0 + 4 * threadIdx.x);
+    constexpr int kRowChunks = kRowHalves / 8;  // 16-byte chunks
+    for (int e = threadIdx.x; e < kMatrixFreeRows * kRowChunks; e += kMmaThreads)
+      cp_async16(&xs[buf][e / kRowChunks * kStagedHalves + e % kRowChunks * 8], src + e * 8);
+    if (!kUnitScale && threadIdx.x < kMatrixFreeRows / 4)
+      cp_async16(&row_extra[buf][4 * threadIdx.x], x_extra + row0 + 4 * threadIdx.x);
     if (threadIdx.x < kMatrixFreeRows) cp_async4(&ws[buf][threadIdx.x], p.v + row0 + threadIdx.x);
     cp_async_commit();
   };
@@ -384,19 +424,35 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
     // Not unrolled: two row groups in flight took more registers than they hid latency
     // (1.89 ms against 1.80 ms at 1M x 4096 x 20 on an H100), and fewer registers let more
     // blocks share a multiprocessor.
+    // Pointers stepped per row group, not indices recomputed: every instruction taken out of
+    // this loop made the pass faster.
+    const __half* xr = &xs[buf][g * kStagedHalves + tc_fragment_offset(KS, 0, t)];
+    const float* wr = &ws[buf][2 * t];
+    const float* rr = &row_extra[buf][2 * t];
 #pragma unroll 1
-    for (int nt = 0; nt < kMatrixFreeRows / 8; ++nt) {
-      const __half* xr = &xs[buf][(nt * 8 + g) * kRowHalves + 4 * t];
+    for (int nt = 0; nt < kMatrixFreeRows / 8; ++nt, xr += 8 * kStagedHalves, wr += 8, rr += 8) {
       std::uint32_t b[KS][2];
+      if (tc_paired(KS)) {
+        // s + 1 < KS here; the guard keeps odd KS's copy of this branch, never run, in bounds.
 #pragma unroll
-      for (int s = 0; s < KS; ++s) {
-        const uint2 x = *reinterpret_cast<const uint2*>(xr + 16 * s);
-        b[s][0] = x.x;
-        b[s][1] = x.y;
+        for (int s = 0; s < KS; s += 2) {
+          const uint4 x = *reinterpret_cast<const uint4*>(xr + 16 * s);
+          b[s][0] = x.x;
+          b[s][1] = x.y;
+          b[s + 1 < KS ? s + 1 : s][0] = x.z;
+          b[s + 1 < KS ? s + 1 : s][1] = x.w;
+        }
+      } else {
+#pragma unroll
+        for (int s = 0; s < KS; ++s) {
+          const uint2 x = *reinterpret_cast<const uint2*>(xr + 16 * s);
+          b[s][0] = x.x;
+          b[s][1] = x.y;
+        }
       }
-      const float2 w = *reinterpret_cast<const float2*>(&ws[buf][nt * 8 + 2 * t]);
+      const float2 w = *reinterpret_cast<const float2*>(wr);
       // The scales of rows 2t and 2t+1's products.
-      const float2 r = *reinterpret_cast<const float2*>(&row_extra[buf][nt * 8 + 2 * t]);
+      const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : *reinterpret_cast<const float2*>(rr);
       const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
       float m0 = 1.0f, m1 = 1.0f;
       if (kSquare) {
@@ -406,13 +462,22 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
       }
 #pragma unroll
       for (int mt = 0; mt < kMmaTiles; ++mt) {
-        float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float d[4];
+        if (kUnitScale) {  // the accumulator starts at the candidates' constant terms
+          d[0] = d[1] = c_bias[mt][0];
+          d[2] = d[3] = c_bias[mt][1];
+        } else {
+          d[0] = d[1] = d[2] = d[3] = 0.0f;
+        }
 #pragma unroll
         for (int s = 0; s < KS; ++s) mma_fp16(d, a[mt][s], b[s][0], b[s][1]);
-        const float e0 = fmaf(d[0], scale0, c_bias[mt][0]), e1 = fmaf(d[1], scale1, c_bias[mt][0]);
-        const float e2 = fmaf(d[2], scale0, c_bias[mt][1]), e3 = fmaf(d[3], scale1, c_bias[mt][1]);
-        const float p0 = ex2(fminf(e0, 0.0f)), p1 = ex2(fminf(e1, 0.0f));
-        const float p2 = ex2(fminf(e2, 0.0f)), p3 = ex2(fminf(e3, 0.0f));
+        if (!kUnitScale) {
+          d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
+          d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
+          d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
+          d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
+        }
+        const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
         zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
         zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
         if (kSquare) {
@@ -450,39 +515,43 @@ __global__ void __launch_bounds__(kMmaThreads, 2) matrix_free_mma_kernel(MatrixF
 
 int blocks_for(std::size_t n, int per_block) { return static_cast<int>((n + per_block - 1) / per_block); }
 
-template <int KS, bool kSquare>
+template <int KS, bool kSquare, bool kUnitScale>
 const void* mma_kernel() {
-  return reinterpret_cast<const void*>(&matrix_free_mma_kernel<KS, kSquare>);
+  return reinterpret_cast<const void*>(&matrix_free_mma_kernel<KS, kSquare, kUnitScale>);
 }
 
-template <bool kSquare>
+template <bool kSquare, bool kUnitScale>
 const void* mma_kernel_for(int ks) {
   static_assert(kMmaMaxSteps == 6, "one case per k-step count");
   switch (ks) {
     case 1:
-      return mma_kernel<1, kSquare>();
+      return mma_kernel<1, kSquare, kUnitScale>();
     case 2:
-      return mma_kernel<2, kSquare>();
+      return mma_kernel<2, kSquare, kUnitScale>();
     case 3:
-      return mma_kernel<3, kSquare>();
+      return mma_kernel<3, kSquare, kUnitScale>();
     case 4:
-      return mma_kernel<4, kSquare>();
+      return mma_kernel<4, kSquare, kUnitScale>();
     case 5:
-      return mma_kernel<5, kSquare>();
+      return mma_kernel<5, kSquare, kUnitScale>();
     default:
-      return mma_kernel<6, kSquare>();
+      return mma_kernel<6, kSquare, kUnitScale>();
   }
 }
 
-cudaError_t launch_mma(const MatrixFreePass<float>& pass, cudaStream_t stream) {
+const void* mma_kernel_for(int ks, bool square, bool unit_scale) {
+  if (unit_scale) return square ? mma_kernel_for<true, true>(ks) : mma_kernel_for<false, true>(ks);
+  return square ? mma_kernel_for<true, false>(ks) : mma_kernel_for<false, false>(ks);
+}
+
+cudaError_t launch_mma(const MatrixFreePass<float>& pass, const MatrixFreePlan& plan, cudaStream_t stream) {
   if (pass.d < 1 || pass.d > kMatrixFreeTensorMaxD) return cudaErrorInvalidValue;
-  const int ks = tc_steps(pass.d);
-  const void* kernel = pass.out_square != nullptr ? mma_kernel_for<true>(ks) : mma_kernel_for<false>(ks);
+  const void* kernel = mma_kernel_for(tc_steps(pass.d), pass.out_square != nullptr, plan.unit_scale);
   const dim3 grid(blocks_for(static_cast<std::size_t>(pass.count), kMatrixFreeCandidates), pass.splits);
   void* args[] = {const_cast<MatrixFreePass<float>*>(&pass)};
   return cudaLaunchKernel(kernel, grid, dim3(kMmaThreads), args, 0, stream);
 }
-cudaError_t launch_mma(const MatrixFreePass<double>&, cudaStream_t) {
+cudaError_t launch_mma(const MatrixFreePass<double>&, const MatrixFreePlan&, cudaStream_t) {
   return cudaErrorInvalidValue;  // tensor_cores is only planned for float
 }
 
@@ -493,7 +562,7 @@ bool mma_compiled_for(int device) {
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
   if (major < 8) return false;
   cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes(&attributes, mma_kernel<4, false>()) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, mma_kernel<4, false, true>()) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
@@ -501,26 +570,26 @@ bool mma_compiled_for(int device) {
 }
 
 template <typename T>
-cudaError_t launch_tc_rows(const T*, std::size_t, int, int, int, int, T*, cudaStream_t) {
+cudaError_t launch_tc_rows(const T*, std::size_t, int, int, int, const MatrixFreePlan&, T*, cudaStream_t) {
   return cudaErrorInvalidValue;  // tensor_cores is only planned for float
 }
 template <>
-cudaError_t launch_tc_rows<float>(const float* xt, std::size_t ldx, int rows, int padded_rows, int d, int norm_shift,
-                                  float* x_aug, cudaStream_t stream) {
+cudaError_t launch_tc_rows<float>(const float* xt, std::size_t ldx, int rows, int padded_rows, int d,
+                                  const MatrixFreePlan& plan, float* x_aug, cudaStream_t stream) {
   tc_rows_kernel<<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
-      xt, ldx, rows, padded_rows, d, norm_shift, x_aug);
+      xt, ldx, rows, padded_rows, d, plan.norm_shift, plan.unit_scale, plan.unit_exponent, x_aug);
   return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launch_tc_candidates(const T*, const T*, int, int, int, int, T*, cudaStream_t) {
+cudaError_t launch_tc_candidates(const T*, const T*, int, int, int, const MatrixFreePlan&, T*, cudaStream_t) {
   return cudaErrorInvalidValue;  // tensor_cores is only planned for float
 }
 template <>
 cudaError_t launch_tc_candidates<float>(const float* centers, const float* gamma, int count, int padded_count, int d,
-                                        int norm_shift, float* c_aug, cudaStream_t stream) {
+                                        const MatrixFreePlan& plan, float* c_aug, cudaStream_t stream) {
   tc_candidates_kernel<<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
-      centers, gamma, count, padded_count, d, norm_shift, c_aug);
+      centers, gamma, count, padded_count, d, plan.norm_shift, plan.unit_scale, plan.unit_exponent, c_aug);
   return cudaGetLastError();
 }
 
@@ -534,6 +603,42 @@ int matrix_free_norm_shift(double mean_row_norm2) {
   return static_cast<int>(std::max(-60L, std::min(60L, s)));
 }
 
+void matrix_free_choose_scale(MatrixFreePlan& plan, const MatrixFreeRange& range, int d) {
+  // The largest entries of x~ = [x, ||x||^2 2^-s] and a~ = L [2 g c, -g 2^s] (see above), and
+  // bounds on the sums of their magnitudes.
+  const double norm_entry = std::ldexp(range.max_row_norm2, -plan.norm_shift);
+  const double gain_entry = kLog2e * std::ldexp(range.max_gain, plan.norm_shift);
+  const double row_max = std::max(range.max_feature, norm_entry);
+  const double candidate_max = std::max(2.0 * kLog2e * range.max_gain_feature, gain_entry);
+  const double row_sum = d * range.max_feature + norm_entry;
+  const double candidate_sum = 2.0 * kLog2e * d * range.max_gain_feature + gain_entry;
+  plan.unit_scale = false;
+  plan.unit_exponent = 0;
+  if (!std::isfinite(row_sum) || !std::isfinite(candidate_sum)) return;
+  if (!(row_max > 0.0) || !(candidate_max > 0.0)) {  // all products are 0: any scale will do
+    plan.unit_scale = true;
+    return;
+  }
+  // Balanced: 2^e row_max = 2^-e candidate_max, up to a factor sqrt(2).
+  const long e = std::lround(0.5 * std::log2(candidate_max / row_max));
+  if (e < -100 || e > 100) return;
+  // Range: the larger side stays far below FP16's 65504 after hi + lo rounding.
+  if (std::max(std::ldexp(row_max, static_cast<int>(e)), std::ldexp(candidate_max, static_cast<int>(-e))) >
+      std::ldexp(1.0, 15))
+    return;
+  // Precision: an entry v is hi + lo to ~2^-22 |v|, as with scales of its own, until lo
+  // falls into FP16's subnormals (|v| < 2^-3); below that it is exact to 2^-25 absolutely.
+  // An exponent then errs by at most 2^-25 (sum |x'| + sum |a'|) beyond its own rounding:
+  // that bound, with every entry at its maximum and every error aligned, stays under 2^-17
+  // (measured errors are ~1e-6 of sum |phi v| at 2^-20). Data whose rows or candidates differ
+  // by orders of magnitude (an outlier row) keep their own scales.
+  const double floor_bound =
+      std::ldexp(row_sum, static_cast<int>(e) - 25) + std::ldexp(candidate_sum, static_cast<int>(-e) - 25);
+  if (floor_bound > std::ldexp(1.0, -17)) return;
+  plan.unit_scale = true;
+  plan.unit_exponent = static_cast<int>(e);
+}
+
 int matrix_free_padded_count(int count) {
   return blocks_for(static_cast<std::size_t>(std::max(count, 0)), kMatrixFreeCandidates) * kMatrixFreeCandidates;
 }
@@ -542,7 +647,7 @@ template <typename T>
 cudaError_t launch_matrix_free_rows(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                     const MatrixFreePlan& plan, T* x_aug, cudaStream_t stream) {
   if (padded_rows <= 0) return cudaSuccess;
-  if (plan.tensor_cores) return launch_tc_rows<T>(xt, ldx, rows, padded_rows, d, plan.norm_shift, x_aug, stream);
+  if (plan.tensor_cores) return launch_tc_rows<T>(xt, ldx, rows, padded_rows, d, plan, x_aug, stream);
   simt_rows_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
       xt, ldx, rows, padded_rows, d, x_aug);
   return cudaGetLastError();
@@ -554,7 +659,7 @@ cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int 
   const int padded_count = matrix_free_padded_count(count);
   if (padded_count <= 0) return cudaSuccess;
   if (plan.tensor_cores)
-    return launch_tc_candidates<T>(centers, gamma, count, padded_count, d, plan.norm_shift, c_aug, stream);
+    return launch_tc_candidates<T>(centers, gamma, count, padded_count, d, plan, c_aug, stream);
   simt_candidates_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
       centers, gamma, count, padded_count, d, c_aug);
   return cudaGetLastError();
@@ -584,7 +689,7 @@ MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, b
   const int per_block = plan.tensor_cores ? kMatrixFreeCandidates : SimtShape<T>::candidates;
   const int candidate_blocks = std::max(1, blocks_for(static_cast<std::size_t>(std::max(count, 1)), per_block));
   int resident = 1;
-  const void* kernel = plan.tensor_cores ? mma_kernel_for<false>(tc_steps(d))
+  const void* kernel = plan.tensor_cores ? mma_kernel_for<false, true>(tc_steps(d))
                                          : reinterpret_cast<const void*>(&matrix_free_simt_kernel<T, false>);
   const int threads = plan.tensor_cores ? kMmaThreads : kBlock;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, 0) != cudaSuccess || resident < 1) {
@@ -615,7 +720,7 @@ cudaError_t launch_matrix_free_pass(const MatrixFreePass<T>& pass, const MatrixF
       matrix_free_simt_kernel<T, false><<<grid, kBlock, 0, stream>>>(pass);
     return cudaGetLastError();
   }
-  return launch_mma(pass, stream);
+  return launch_mma(pass, plan, stream);
 }
 
 }  // namespace gpu

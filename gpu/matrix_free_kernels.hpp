@@ -20,7 +20,8 @@ constexpr int kMatrixFreeRows = 64;
 // The pass writes the exponent of each Gaussian, -L g_c ||x_i - c_c||^2 (L = log2 e,
 // g_c = 1 / (2 sigma_c^2)), from two operands built once per candidate set: the rows' and the
 // candidates'. Their layouts depend on the kernel the plan picked (matrix_free_kernels.cu);
-// MatrixFreePlan::row_floats and candidate_floats give their sizes. phi = exp2(min(0, exponent)).
+// MatrixFreePlan::row_floats and candidate_floats give their sizes. phi = exp2(exponent) (the
+// CUDA-core kernel clamps the exponent at 0; on tensor cores it is within rounding of 0 at most).
 
 // How a pass is launched on this device: tensor cores or CUDA cores, its row splits, and the
 // size of its operands.
@@ -33,10 +34,35 @@ struct MatrixFreePlan {
   // Tensor cores: the power of two between the norm entries and the features of the operands;
   // set it from the rows with matrix_free_norm_shift before building them.
   int norm_shift = 0;
+  // Tensor cores: rows scaled by 2^unit_exponent and candidates by its inverse, all of them,
+  // instead of a scale per row and per candidate group (matrix_free_choose_scale sets both).
+  bool unit_scale = false;
+  int unit_exponent = 0;
 };
 // The norm shift for rows whose mean ||x||^2 is mean_row_norm2: it keeps FP16's range and
 // precision for features within ~2^15 of the rows' typical size, either way.
 int matrix_free_norm_shift(double mean_row_norm2);
+// The largest inputs of the operands: they decide whether one scale fits all of them.
+struct MatrixFreeRange {
+  double max_feature = 0.0;       // max |x_if| over the training rows
+  double max_row_norm2 = 0.0;     // max ||x_i||^2
+  double max_gain = 0.0;          // max g_c = 1 / (2 sigma_c^2) over the candidates
+  double max_gain_feature = 0.0;  // max g_c |c_cf|
+  // A row with largest |feature| max_abs and squared norm norm2.
+  void add_row(double max_abs, double norm2) {
+    max_feature = max_abs > max_feature ? max_abs : max_feature;
+    max_row_norm2 = norm2 > max_row_norm2 ? norm2 : max_row_norm2;
+  }
+  // A candidate with largest |center coordinate| max_abs and gain g = 1 / (2 sigma^2).
+  void add_candidate(double max_abs, double gain) {
+    max_gain = gain > max_gain ? gain : max_gain;
+    max_gain_feature = gain * max_abs > max_gain_feature ? gain * max_abs : max_gain_feature;
+  }
+};
+// Sets plan.unit_scale and unit_exponent for d features within `range`, after norm_shift:
+// unit_scale when the row and candidate entries, balanced by one power of two, stay inside
+// FP16's range and far enough from its subnormals for float32 accuracy.
+void matrix_free_choose_scale(MatrixFreePlan& plan, const MatrixFreeRange& range, int d);
 // Widest d the tensor-core kernel takes (its candidate operands stay in registers).
 constexpr int kMatrixFreeTensorMaxD = 31;
 

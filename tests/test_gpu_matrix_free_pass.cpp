@@ -2,8 +2,10 @@
 // kernel variant, d across the tensor-core k-steps and beyond them, sizes off every block.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -89,14 +91,35 @@ Reference reference(const HostProblem& p) {
   return r;
 }
 
-// Runs one pass with `plan` and checks z and the squares against the reference.
+rbf::gpu::MatrixFreeRange range(const HostProblem& p) {
+  rbf::gpu::MatrixFreeRange r;
+  for (int i = 0; i < p.n; ++i) {
+    double norm2 = 0, max_abs = 0;
+    for (int f = 0; f < p.d; ++f) {
+      const double v = p.xt[static_cast<std::size_t>(f) * p.npad + i];
+      norm2 += v * v;
+      max_abs = std::max(max_abs, std::fabs(v));
+    }
+    r.add_row(max_abs, norm2);
+  }
+  for (int c = 0; c < p.count; ++c) {
+    double max_abs = 0;
+    for (int f = 0; f < p.d; ++f) max_abs = std::max(max_abs, std::fabs(p.centers[static_cast<std::size_t>(c) * p.d + f]));
+    r.add_candidate(max_abs, p.gamma[c]);
+  }
+  return r;
+}
+
+// Runs one pass with `plan` (one scale for all operands where they allow it, unless
+// unit_scale is false) and checks z and the squares against the reference.
 template <typename T>
 void check_pass(const rbf::gpu::Context& ctx, const HostProblem& p, const Reference& ref,
-                rbf::gpu::MatrixFreePlan plan, double tolerance) {
+                rbf::gpu::MatrixFreePlan plan, double tolerance, bool unit_scale = true) {
   double norm2 = 0;
   for (int f = 0; f < p.d; ++f)
     for (int i = 0; i < p.n; ++i) norm2 += p.xt[static_cast<std::size_t>(f) * p.npad + i] * p.xt[static_cast<std::size_t>(f) * p.npad + i];
   plan.norm_shift = rbf::gpu::matrix_free_norm_shift(norm2 / p.n);
+  if (unit_scale) rbf::gpu::matrix_free_choose_scale(plan, range(p), p.d);
   const int padded_count = rbf::gpu::matrix_free_padded_count(p.count);
   const Buffer<T> xt = upload<T>(ctx, p.xt, "x"), centers = upload<T>(ctx, p.centers, "centers");
   const Buffer<T> gamma = upload<T>(ctx, p.gamma, "gamma"), v = upload<T>(ctx, p.v, "v");
@@ -150,6 +173,10 @@ void check_all_variants(double tolerance) {
       INFO("the planned kernel, tensor cores: " << plan.tensor_cores);
       check_pass<T>(ctx, p, ref, plan, tolerance);
     }
+    if (plan.tensor_cores) {
+      INFO("tensor cores, a scale per row and candidate group");
+      check_pass<T>(ctx, p, ref, plan, tolerance, false);
+    }
     {
       INFO("CUDA cores");
       check_pass<T>(ctx, p, ref, rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device(), false), tolerance);
@@ -164,6 +191,53 @@ void check_all_variants(double tolerance) {
 }
 
 }  // namespace
+
+TEST_CASE("gpu matrix-free pass: one scale for all operands only where FP16's range allows it") {
+  rbf::gpu::MatrixFreePlan plan;
+  plan.tensor_cores = true;
+  rbf::gpu::MatrixFreeRange range;
+  SUBCASE("zero operands") {
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK(plan.unit_scale);
+    CHECK(plan.unit_exponent == 0);
+  }
+  SUBCASE("standardized rows, widths near sqrt(d)") {
+    range.add_row(3.0, 40.0);
+    range.add_candidate(2.5, 0.1);
+    plan.norm_shift = rbf::gpu::matrix_free_norm_shift(20.0);
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK(plan.unit_scale);
+    CHECK(std::abs(plan.unit_exponent) <= 4);
+  }
+  SUBCASE("features in units of 1e5: the rows are scaled down, the candidates up") {
+    range.add_row(3e5, 40e10);
+    range.add_candidate(2.5e5, 0.1e-10);
+    plan.norm_shift = rbf::gpu::matrix_free_norm_shift(20e10);
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK(plan.unit_scale);
+    CHECK(plan.unit_exponent < -12);
+  }
+  SUBCASE("an outlier row 1000 times the others: a scale per row and candidate group") {
+    range.add_row(3.0, 40.0);
+    range.add_row(3000.0, 4e7);
+    range.add_candidate(2.5, 0.4);
+    plan.norm_shift = 8;
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK_FALSE(plan.unit_scale);
+  }
+  SUBCASE("entries beyond FP16's range: a scale per row and candidate group") {
+    range.add_row(1e6, 1e12);
+    range.add_candidate(1e6, 10.0);
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK_FALSE(plan.unit_scale);
+  }
+  SUBCASE("a non-finite range") {
+    range.add_row(3.0, std::numeric_limits<double>::infinity());
+    range.add_candidate(2.5, 0.1);
+    rbf::gpu::matrix_free_choose_scale(plan, range, 20);
+    CHECK_FALSE(plan.unit_scale);
+  }
+}
 
 // Float: each z within 1e-5 of sum |phi v| (the float64 value's scale), which the scoring
 // pass needs for s_c = sum z^2 against the dependency tolerance 1e-4 n_c.
