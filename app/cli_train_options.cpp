@@ -154,6 +154,12 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   CLI::Option* no_refit = flags.add_switch(command, "--no-refit", "stopping.refit", "false",
                                            "Keep the model grown on the training rows, without refitting on all rows");
   refit->excludes(no_refit);
+  CLI::Option* average = flags.add_switch(
+      command, "--average-folds", "data.average_folds", "true",
+      "With cross-validation, average the model on every row with one grown on each fold's rows (the default)");
+  CLI::Option* no_average = flags.add_switch(command, "--no-average-folds", "data.average_folds", "false",
+                                             "With cross-validation, keep the model grown on every row alone");
+  average->excludes(no_average);
   flags.add_value(command, "--max-seconds", "stopping.max_seconds", "SEC", "Wall-clock limit; 0 = none");
   flags.add_value(command, "--refine-every", "refine.every", "K", "Refine centers, widths and weights every K nodes; 0 = never");
   flags.add_switch(command, "--refine-at-end", "refine.at_end", "true", "Refine the kept model once growth stops");

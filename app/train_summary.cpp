@@ -2,6 +2,7 @@
 // network in the same units (target units), so the two can be compared directly.
 #include "app/train_summary.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -31,7 +32,9 @@ void print_scores(const char* label, const model::FitScores& s, bool classify) {
     std::printf("  %-11s accuracy %.4f, RMSE %.6g (class scores against one-hot targets), %zu rows\n", label,
                 s.accuracy, s.rmse, s.rows);
   } else {
-    std::printf("  %-11s RMSE %.6g (target units), R2 %.4f, %zu rows\n", label, s.rmse, s.r2, s.rows);
+    // An R2 that rounds to zero prints as 0.0000, not -0.0000.
+    const double r2 = std::fabs(s.r2) < 0.5e-4 ? 0.0 : s.r2;
+    std::printf("  %-11s RMSE %.6g (target units), R2 %.4f, %zu rows\n", label, s.rmse, r2, s.rows);
   }
 }
 
@@ -68,12 +71,16 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
     for (double w : cv.widths) widths += (widths.empty() ? "" : ", ") + format_number(w);
     const std::string accuracy = cv.accuracy >= 0 ? ", accuracy " + format_number(cv.accuracy) : "";
     // Widths mean nothing without Gaussians: say what the model is instead.
-    std::string kept = std::to_string(net.nodes()) + " nodes with widths " + widths + " x sigma0";
-    if (net.nodes() == 0)
+    std::string kept = std::to_string(cv.nodes) + " nodes with widths " + widths + " x sigma0";
+    if (cv.nodes == 0)
       kept = net.linear.empty() ? "0 nodes (the bias only)" : "0 nodes (linear terms and bias only)";
     std::printf("  kept %s, chosen by %zu-fold cross-validation in %.3f s (mean validation RMSE %.6g%s), then grown "
                 "on all %zu rows\n",
                 kept.c_str(), cv.folds, cv.seconds, cv.rmse, accuracy.c_str(), result.train_rows);
+    if (cv.averaged_models > 0)
+      std::printf("  averaged with %zu models grown on the folds' training rows: %zu Gaussians in the model (%.3f s; "
+                  "--no-average-folds keeps one)\n",
+                  cv.averaged_models - 1, net.nodes(), cv.averaging_seconds);
     if (cv.lowest_nodes != cv.nodes)
       std::printf("  %zu node%s scored lowest (mean validation RMSE %.6g), within one standard error of no "
                   "Gaussians: kept the simpler model\n",
@@ -142,6 +149,7 @@ std::string train_summary_json(const model::TrainResult& result, const model::Co
       json.null();
     }
     json.key("output_ridge").value(cv.output_ridge).key("seconds").value(cv.seconds);
+    json.key("averaged_models").value(cv.averaged_models).key("averaging_seconds").value(cv.averaging_seconds);
     json.end_object();
   } else {
     json.null();

@@ -38,6 +38,9 @@ struct DataConfig {
   // K-fold cross-validation choosing the node count and widths (model/cross_validation.hpp):
   // 0 = off (hold out `validation`), K in [2, 20], or kFoldsAuto.
   std::size_t folds = kFoldsAuto;
+  // With cross-validation: the saved model averages the model grown on every row with one
+  // grown on each fold's training rows to the same node count and widths.
+  bool average_folds = true;
 };
 
 // candidates.memory_budget_mb: auto.

@@ -409,6 +409,7 @@ std::vector<Field> build_fields() {
   f.push_back(text_field("data", "validation_path", member(&C::data, &DataConfig::validation_path), true,
                          "a CSV file name"));
   f.push_back(folds_field());
+  f.push_back(bool_field("data", "average_folds", member(&C::data, &DataConfig::average_folds)));
   // candidates
   f.push_back(unsigned_field("candidates", "pool", member(&C::candidates, &CandidateConfig::pool), std::size_t{1}));
   f.push_back(

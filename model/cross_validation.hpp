@@ -83,7 +83,8 @@ using GrowFunction = std::function<TrainResult(const data::Dataset&, const Confi
 // Grows every width set on every fold to stopping.max_nodes (no early stopping), picks the
 // width set and node count as choose_from_folds does, and grows that
 // model on every row; its output ridge is the median of the folds' choices when
-// trainer.output_ridge is auto.
+// trainer.output_ridge is auto. With data.average_folds and Gaussians chosen, the result is
+// that model averaged with one grown to the same count on each fold's training rows.
 TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
                                   std::size_t folds, const GrowFunction& grow);
 

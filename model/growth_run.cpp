@@ -22,7 +22,9 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
       options_(options),
       hooks_(options.hooks),
       factory_(config.backend, config.trainer.threads),
-      p_(prepare(ds, config, options.validation_from)),
+      p_(prepare(ds, config, options.validation_from,
+                 options.scalers_from != nullptr ? &options.scalers_from->x_scaler : nullptr,
+                 options.scalers_from != nullptr ? &options.scalers_from->y_scaler : nullptr)),
       pool_(make_pool(p_, config)) {
   n_ = p_.train_rows.size();
   nv_ = p_.val_rows.size();

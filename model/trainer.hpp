@@ -55,6 +55,10 @@ struct CrossValidationReport {
   double lowest_rmse = -1;       // no Gaussians came within one standard error of it (then nodes = 0)
   double output_ridge = 0;                        // the median of the folds' output ridges, used on all rows
   double seconds = 0;                             // the fold runs, set-up included
+  // data.average_folds: networks averaged into the result (the model on every row and one per
+  // fold, each of `nodes` nodes); 0 when not averaged.
+  std::size_t averaged_models = 0;
+  double averaging_seconds = 0;                   // the fold models' growths
 };
 
 struct TrainResult {
@@ -148,6 +152,9 @@ struct TrainOptions {
   // The result's network carries its training state even when the run was not interrupted,
   // so that a stop during a refit can checkpoint the run that chose the node count.
   bool state_in_result = false;
+  // Not null: the growth standardizes inputs and targets with these instead of its training
+  // rows' statistics, so that its nodes live in another network's space (data.average_folds).
+  const Network* scalers_from = nullptr;
   TrainerHooks hooks;
 };
 

@@ -60,7 +60,8 @@ data::Split validation_split(const data::Dataset& ds, const Config& config, std:
   return data::stratified_split(data::class_of_rows(ds), config.data.validation, config.data.seed);
 }
 
-PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from) {
+PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from,
+                     const data::Standardizer* x_scaler, const data::Standardizer* y_scaler) {
   if (ds.rows < 2) throw InputError(ds.source + ": at least 2 data rows are needed to train, found " + std::to_string(ds.rows));
   PreparedData p;
   p.d = ds.features;
@@ -73,7 +74,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t 
   p.train_rows = split.train;
   p.val_rows = split.validation;
 
-  p.x_scaler = data::Standardizer::fit(ds.x.data(), ds.rows, ds.features, p.train_rows);
+  p.x_scaler = x_scaler != nullptr ? *x_scaler : data::Standardizer::fit(ds.x.data(), ds.rows, ds.features, p.train_rows);
   auto take_x = [&](const std::vector<std::size_t>& rows, std::vector<double>& out) {
     out.resize(rows.size() * p.d);
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -101,7 +102,7 @@ PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t 
     p.y_scaler = data::Standardizer::identity(p.k);
     for (std::size_t r : p.val_rows) p.val_class.push_back(static_cast<std::size_t>(ds.y[r]));
   } else {
-    p.y_scaler = data::Standardizer::fit(p.y_train.data(), p.train_rows.size(), p.k);
+    p.y_scaler = y_scaler != nullptr ? *y_scaler : data::Standardizer::fit(p.y_train.data(), p.train_rows.size(), p.k);
     p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
     check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
   }

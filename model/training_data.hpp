@@ -31,8 +31,9 @@ struct PreparedData {
 };
 
 // Splits, standardizes and checks the data set as `config` says. Throws rbf::InputError for
-// data the trainer cannot use.
-PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from = 0);
+// data the trainer cannot use. Non-null scalers replace those fitted on the training rows.
+PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t validation_from = 0,
+                     const data::Standardizer* x_scaler = nullptr, const data::Standardizer* y_scaler = nullptr);
 
 // The run's training and validation rows: with `validation_from` > 0 the rows before it and
 // the rows from it on (a separate validation file); else stratified by class for

@@ -224,7 +224,9 @@ TEST_CASE("cross-validation choice: the lowest mean MSE, unless no Gaussians com
 
 TEST_CASE("cross-validation: the chosen node count and widths grown on every row, as a direct run grows them") {
   const data::Dataset ds = data::make_friedman1(400, 5, 0.5, 3);
-  const model::TrainResult r = model::train(ds, cv_config());
+  model::Config one = cv_config();
+  one.data.average_folds = false;
+  const model::TrainResult r = model::train(ds, one);
   const model::CrossValidationReport& cv = r.cross_validation;
   REQUIRE(cv.folds == model::kAutoFolds);
   CHECK(cv.width_sets.size() == 2);
@@ -235,6 +237,7 @@ TEST_CASE("cross-validation: the chosen node count and widths grown on every row
   CHECK(r.network.training_state.empty());
   CHECK(r.train_scores.rows == ds.rows);
   CHECK(r.stop_reason == "5-fold cross-validation chose " + std::to_string(cv.nodes) + " nodes");
+  CHECK(cv.averaged_models == 0);
 
   model::Config direct = cv_config();
   direct.data.folds = 0;
@@ -248,6 +251,62 @@ TEST_CASE("cross-validation: the chosen node count and widths grown on every row
   CHECK(d.network.centers == r.network.centers);
   CHECK(d.network.weights == r.network.weights);
   CHECK(d.network.widths == r.network.widths);
+}
+
+TEST_CASE("cross-validation: the saved model averages the model on every row with one grown per fold") {
+  const data::Dataset ds = data::make_friedman1(400, 5, 0.5, 3);
+  const model::TrainResult r = model::train(ds, cv_config());
+  model::Config one = cv_config();
+  one.data.average_folds = false;
+  const model::TrainResult u = model::train(ds, one);
+  const model::CrossValidationReport& cv = r.cross_validation;
+  REQUIRE(cv.nodes > 5);
+  // The same choice: the fold models come after it.
+  CHECK(cv.nodes == u.cross_validation.nodes);
+  CHECK(cv.widths == u.cross_validation.widths);
+  CHECK(cv.averaged_models == model::kAutoFolds + 1);
+  CHECK(cv.averaging_seconds > 0);
+  REQUIRE(r.network.nodes() == cv.averaged_models * cv.nodes);
+  // The model on every row comes first, its weights divided among the members, in its own
+  // standardization, which every member shares.
+  const std::size_t d = ds.features, k = 1, m = cv.nodes;
+  CHECK(std::vector<double>(r.network.centers.begin(), r.network.centers.begin() + m * d) == u.network.centers);
+  CHECK(std::vector<double>(r.network.widths.begin(), r.network.widths.begin() + m) == u.network.widths);
+  for (std::size_t i = 0; i < m * k; ++i)
+    CHECK(r.network.weights[i] == doctest::Approx(u.network.weights[i] / 6.0).epsilon(1e-12));
+  CHECK(r.network.x_scaler.mean == u.network.x_scaler.mean);
+  CHECK(r.network.y_scaler.scale == u.network.y_scaler.scale);
+  // The folds' models differ from it: they were grown on other rows.
+  CHECK(std::vector<double>(r.network.centers.begin() + m * d, r.network.centers.begin() + 2 * m * d) !=
+        u.network.centers);
+  CHECK(r.train_scores.rows == ds.rows);
+  CHECK(r.train_scores.r2 > 0.8);
+}
+
+TEST_CASE("cross-validation: without Gaussians there is nothing to average") {
+  const model::TrainResult r = model::train(linear_data(300), cv_config());
+  REQUIRE(r.cross_validation.nodes == 0);
+  CHECK(r.cross_validation.averaged_models == 0);
+  CHECK(r.network.nodes() == 0);
+}
+
+TEST_CASE("cross-validation: a stop while the folds' models grow leaves nothing to save") {
+  std::atomic<bool> stop{false};
+  model::TrainOptions o;
+  o.stop_requested = &stop;
+  std::vector<std::string> growths;
+  o.on_growth_start = [&](const std::string& growth, std::size_t) {
+    growths.push_back(growth);
+    if (growth.find("for the average") != std::string::npos) stop.store(true);
+  };
+  const model::TrainResult r = model::train(data::make_friedman1(300, 5, 0.5, 2), cv_config(), o);
+  REQUIRE(r.cross_validation.nodes == 0);  // nothing returned: no report either
+  CHECK(r.interrupted);
+  CHECK(r.nothing_to_save);
+  CHECK(r.unsaved_stage.find("averaging") != std::string::npos);
+  REQUIRE(growths.size() == 2 * model::kAutoFolds + 2);
+  CHECK(growths[2 * model::kAutoFolds] == "all rows");
+  CHECK(growths.back() == "fold 1 of 5, for the average");
 }
 
 TEST_CASE("cross-validation: on a linear target it keeps hardly any Gaussians") {

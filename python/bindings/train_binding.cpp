@@ -142,6 +142,8 @@ py::dict summary(const model::TrainResult& result) {
     folds["accuracy"] = cv.accuracy >= 0 ? py::object(py::float_(cv.accuracy)) : py::object(py::none());
     folds["output_ridge"] = cv.output_ridge;
     folds["seconds"] = cv.seconds;
+    folds["averaged_models"] = cv.averaged_models;
+    folds["averaging_seconds"] = cv.averaging_seconds;
     s["cross_validation"] = folds;
   } else {
     s["cross_validation"] = py::none();

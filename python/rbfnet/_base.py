@@ -24,6 +24,7 @@ class RBFNetBase(BaseEstimator):
         seed=42,
         stratify=True,
         folds="auto",
+        average_folds=True,
         pool=1000,
         width_factors=(0.5, 1.0, 2.0),
         sigma0=0.0,
@@ -67,6 +68,7 @@ class RBFNetBase(BaseEstimator):
         self.seed = seed
         self.stratify = stratify
         self.folds = folds
+        self.average_folds = average_folds
         self.pool = pool
         self.width_factors = width_factors
         self.sigma0 = sigma0

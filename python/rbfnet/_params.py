@@ -15,6 +15,7 @@ PARAMS = (
     Param("seed", "data.seed", 42),
     Param("stratify", "data.stratify", True),
     Param("folds", "data.folds", "auto"),
+    Param("average_folds", "data.average_folds", True),
     Param("pool", "candidates.pool", 1000),
     Param("width_factors", "candidates.width_factors", (0.5, 1.0, 2.0)),
     Param("sigma0", "candidates.sigma0", 0.0),

@@ -104,7 +104,10 @@ def test_small_data_are_cross_validated_by_default(friedman):
     model = RBFNetRegressor(max_nodes=60, threads=1).fit(X, y)
     cv = model.fit_summary_["cross_validation"]
     assert cv["folds"] == 5
-    assert model.n_nodes_ == cv["nodes"] > 5
+    assert cv["nodes"] > 5
+    # The model on every row averaged with the 5 folds' models of as many nodes.
+    assert cv["averaged_models"] == 6
+    assert model.n_nodes_ == 6 * cv["nodes"]
     assert cv["widths"] in ([0.5, 1.0, 2.0], [1.0, 2.0])
     assert cv["rmse"] > 0 and cv["accuracy"] is None
     # Friedman's target needs its Gaussians: the lowest mean error is the choice.
@@ -114,6 +117,19 @@ def test_small_data_are_cross_validated_by_default(friedman):
     held_out = RBFNetRegressor(max_nodes=60, threads=1, folds=0).fit(X, y)
     assert held_out.fit_summary_["cross_validation"] is None
     assert held_out.fit_summary_["validation_rows"] == 80
+
+
+def test_average_folds_false_keeps_the_model_on_every_row(friedman):
+    X, y = friedman
+    averaged = RBFNetRegressor(max_nodes=60, threads=1).fit(X, y)
+    one = RBFNetRegressor(max_nodes=60, threads=1, average_folds=False).fit(X, y)
+    cv = one.fit_summary_["cross_validation"]
+    assert cv["averaged_models"] == 0
+    assert one.n_nodes_ == cv["nodes"] == averaged.fit_summary_["cross_validation"]["nodes"]
+    # The averaged model's first nodes are the one model's.
+    assert np.array_equal(averaged.centers_[: one.n_nodes_], one.centers_)
+    recorded = params_from_values(native.config_values(one.network_.config_yaml))
+    assert recorded["average_folds"] is False
 
 
 def test_folds_are_checked_like_the_config_key(friedman):

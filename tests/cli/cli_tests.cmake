@@ -377,6 +377,19 @@ rbf_cli_test(cross_validation_linear_model_inspect_json STDOUT "\"widths\":null,
   ARGS inspect linear_cv.rbfn --json)
 set_tests_properties(cli.cross_validation_linear_model_inspect cli.cross_validation_linear_model_inspect_json
   PROPERTIES FIXTURES_REQUIRED linear_cv_model)
+# The default averages the model on every row with the 3 folds' models (4 x the chosen count,
+# which inspect shows); --no-average-folds keeps the one model.
+rbf_cli_test(cross_validation_averaged
+  STDOUT "\"averaged_models\":4,.*chose [0-9]+ nodes\n.*\n  averaged with 3 models grown on the folds' training rows: [0-9]+ Gaussians in the model \\([0-9.]+ s. --no-average-folds keeps one\\)\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --out cv_iris_avg.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(cross_validation_not_averaged
+  STDOUT "\"averaged_models\":0," NOT_STDOUT "averaged with"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --no-average-folds --out cv_iris_one.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(cross_validation_average_flags_exclude EXIT 2 STDERR "--average-folds excludes --no-average-folds"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --average-folds --no-average-folds)
+rbf_cli_test(cross_validation_average_default STDOUT "\n  average_folds: true\n" ARGS train --print-config)
 rbf_cli_test(cross_validation_folds_one EXIT 2 STDERR "--folds must be 'auto', 0 or an integer from 2 to 20, got 1"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --folds 1)
 rbf_cli_test(cross_validation_with_checkpoints EXIT 2
