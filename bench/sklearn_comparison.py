@@ -108,7 +108,7 @@ def main():
                 text, count = settings.most_common(1)[0]
                 shown = "%s (%d of %d splits)" % (text, count, args.seeds)
             else:
-                shown = "default config (kept %d .. %d nodes)" % (min(nodes), max(nodes))
+                shown = "default config (kept %d .. %d Gaussians)" % (min(nodes), max(nodes))
             print("| %s | %s | %s | %s %.3f (%.3f .. %.3f) | %.3f | %.2f |" % (
                 name, model_name, shown, metric, np.mean(scores), min(scores), max(scores), fit_s, predict_ms),
                 flush=True)
