@@ -65,6 +65,17 @@ void fold_training_dataset(const data::Dataset& dataset, const std::vector<std::
   out.y.resize(training * dataset.targets);
 }
 
+// A growth of the folds' (for the choice, or for the average): it shares the run's stop flag,
+// hooks and data digest, and none of what belongs to the growth on every row (its callbacks).
+TrainOptions fold_growth_options(const TrainOptions& run, std::size_t growths_ahead) {
+  TrainOptions o;
+  o.stop_requested = run.stop_requested;
+  o.hooks = run.hooks;
+  o.data_sha256 = run.data_sha256;
+  o.growths_ahead = growths_ahead;
+  return o;
+}
+
 // Why these settings rule out cross-validation ("" when they do not): each needs one growth.
 std::string settings_ruling_out_folds(const Config& config, bool resuming, bool checkpoints) {
   if (resuming) return "a resumed run continues the growth its checkpoint saved";
@@ -246,13 +257,10 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
       c.data.folds = 0;
       c.data.validation_path.clear();
       c.stopping.patience = 0;  // every fold grows to max_nodes: the mean curve needs them all
-      TrainOptions o;
-      o.stop_requested = options.stop_requested;
-      o.hooks = options.hooks;
-      o.data_sha256 = options.data_sha256;
-      o.validation_from = fold_dataset(dataset, fold_of, k, fold);
       // This fold's growth, the folds after it, the growth on all rows and the fold models.
-      o.growths_ahead = (report.width_sets.size() - s) * folds - k + 1 + (config.data.average_folds ? folds : 0);
+      TrainOptions o = fold_growth_options(
+          options, (report.width_sets.size() - s) * folds - k + 1 + (config.data.average_folds ? folds : 0));
+      o.validation_from = fold_dataset(dataset, fold_of, k, fold);
       const double unscored = std::numeric_limits<double>::quiet_NaN();
       std::vector<double> curve(1, unscored), hits(1, unscored);
       o.on_iteration = [&](const IterationRecord& rec) {
@@ -332,12 +340,8 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
     std::vector<Network> members{result.network};
     members.reserve(folds + 1);
     for (std::size_t k = 0; k < folds; ++k) {
-      TrainOptions o;
-      o.stop_requested = options.stop_requested;
-      o.hooks = options.hooks;
-      o.data_sha256 = options.data_sha256;
+      TrainOptions o = fold_growth_options(options, folds - k);
       o.scalers_from = &members.front();
-      o.growths_ahead = folds - k;
       fold_training_dataset(dataset, fold_of, k, fold);
       if (options.on_growth_start)
         options.on_growth_start(fmt::format("fold {} of {}, for the average", k + 1, folds), all.stopping.max_nodes);
