@@ -13,11 +13,11 @@ namespace rbf::cpu::kernels {
 
 RBF_AVX2 void score_avx2(const GaussianTile<float>& t) { simd::score_tile<simd::Vec<float, 32>, 4, 2>(t); }
 RBF_AVX2 void score_avx2(const GaussianTile<double>& t) { simd::score_tile<simd::Vec<double, 32>, 4, 2>(t); }
-RBF_AVX2 void exp_avx2(const float* in, float* out, std::size_t count) {
-  simd::exp_block<simd::Vec<float, 32>>(in, out, count);
+RBF_AVX2 void exp2_avx2(const float* in, float* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<float, 32>>(in, out, count);
 }
-RBF_AVX2 void exp_avx2(const double* in, double* out, std::size_t count) {
-  simd::exp_block<simd::Vec<double, 32>>(in, out, count);
+RBF_AVX2 void exp2_avx2(const double* in, double* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<double, 32>>(in, out, count);
 }
 
 }  // namespace rbf::cpu::kernels

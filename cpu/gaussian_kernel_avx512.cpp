@@ -13,11 +13,11 @@ namespace rbf::cpu::kernels {
 
 RBF_AVX512 void score_avx512(const GaussianTile<float>& t) { simd::score_tile<simd::Vec<float, 64>, 8, 2>(t); }
 RBF_AVX512 void score_avx512(const GaussianTile<double>& t) { simd::score_tile<simd::Vec<double, 64>, 8, 2>(t); }
-RBF_AVX512 void exp_avx512(const float* in, float* out, std::size_t count) {
-  simd::exp_block<simd::Vec<float, 64>>(in, out, count);
+RBF_AVX512 void exp2_avx512(const float* in, float* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<float, 64>>(in, out, count);
 }
-RBF_AVX512 void exp_avx512(const double* in, double* out, std::size_t count) {
-  simd::exp_block<simd::Vec<double, 64>>(in, out, count);
+RBF_AVX512 void exp2_avx512(const double* in, double* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<double, 64>>(in, out, count);
 }
 
 }  // namespace rbf::cpu::kernels

@@ -7,11 +7,11 @@ namespace rbf::cpu::kernels {
 
 void score_portable(const GaussianTile<float>& t) { simd::score_tile<simd::Vec<float, 16>, 4, 2>(t); }
 void score_portable(const GaussianTile<double>& t) { simd::score_tile<simd::Vec<double, 16>, 4, 2>(t); }
-void exp_portable(const float* in, float* out, std::size_t count) {
-  simd::exp_block<simd::Vec<float, 16>>(in, out, count);
+void exp2_portable(const float* in, float* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<float, 16>>(in, out, count);
 }
-void exp_portable(const double* in, double* out, std::size_t count) {
-  simd::exp_block<simd::Vec<double, 16>>(in, out, count);
+void exp2_portable(const double* in, double* out, std::size_t count) {
+  simd::exp2_block<simd::Vec<double, 16>>(in, out, count);
 }
 
 }  // namespace rbf::cpu::kernels

@@ -33,23 +33,23 @@ void score_gaussian_tile(SimdVariant variant, const GaussianTile<S>& tile) {
 }
 
 template <typename S>
-void exp_block(SimdVariant variant, const S* in, S* out, std::size_t count) {
+void exp2_block(SimdVariant variant, const S* in, S* out, std::size_t count) {
   require_supported(variant);
   switch (variant) {
 #ifdef RBF_CPU_X86_VARIANTS
     case SimdVariant::avx512:
-      return kernels::exp_avx512(in, out, count);
+      return kernels::exp2_avx512(in, out, count);
     case SimdVariant::avx2:
-      return kernels::exp_avx2(in, out, count);
+      return kernels::exp2_avx2(in, out, count);
 #endif
     default:
-      return kernels::exp_portable(in, out, count);
+      return kernels::exp2_portable(in, out, count);
   }
 }
 
 template void score_gaussian_tile<float>(SimdVariant, const GaussianTile<float>&);
 template void score_gaussian_tile<double>(SimdVariant, const GaussianTile<double>&);
-template void exp_block<float>(SimdVariant, const float*, float*, std::size_t);
-template void exp_block<double>(SimdVariant, const double*, double*, std::size_t);
+template void exp2_block<float>(SimdVariant, const float*, float*, std::size_t);
+template void exp2_block<double>(SimdVariant, const double*, double*, std::size_t);
 
 }  // namespace rbf::cpu

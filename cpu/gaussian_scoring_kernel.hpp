@@ -2,10 +2,11 @@
 // n_c = ||phi_c||^2, g_c = phi_c^T E) with every Gaussian computed on the fly from X and the
 // centers and consumed in registers; Phi_C is never written beyond one small row block.
 //
-// The distance is ||x||^2 + ||c||^2 - 2 x.c (clamped at 0), so the work is a GEMM-shaped
-// product plus one vectorized exp per Gaussian. Each variant (simd_variant.hpp) sums in a fixed
-// order that depends on row and candidate indices alone, so results do not depend on how
-// candidates are grouped into tiles or on the thread count; variants differ in rounding.
+// The exponent -gamma (||x||^2 + ||c||^2 - 2 x.c), clamped at 0, is taken in base 2 (log2 e
+// folded into gamma), so the work is a GEMM-shaped product plus one vectorized exp2 per
+// Gaussian. Each variant (simd_variant.hpp) sums in a fixed order that depends on row and
+// candidate indices alone, so results do not depend on how candidates are grouped into tiles
+// or on the thread count; variants differ in rounding.
 #pragma once
 
 #include <cstddef>
@@ -45,8 +46,8 @@ struct GaussianTile {
 template <typename S>
 void score_gaussian_tile(SimdVariant variant, const GaussianTile<S>& tile);
 
-// out[i] = e^in[i] for i < count, with the kernels' vectorized exp (for tests).
+// out[i] = 2^in[i] for i < count, with the kernels' vectorized exp2 (for tests).
 template <typename S>
-void exp_block(SimdVariant variant, const S* in, S* out, std::size_t count);
+void exp2_block(SimdVariant variant, const S* in, S* out, std::size_t count);
 
 }  // namespace rbf::cpu
