@@ -69,6 +69,8 @@ void fold_training_dataset(const data::Dataset& dataset, const std::vector<std::
 // hooks and data digest, and none of what belongs to the growth on every row (its callbacks).
 TrainOptions fold_growth_options(const TrainOptions& run, std::size_t growths_ahead) {
   TrainOptions o;
+  // Progress displays and Python's Ctrl-C check see every iteration of every growth.
+  o.on_iteration = run.on_fold_iteration;
   o.stop_requested = run.stop_requested;
   o.hooks = run.hooks;
   o.data_sha256 = run.data_sha256;

@@ -127,8 +127,9 @@ struct TrainerHooks {
 
 struct TrainOptions {
   IterationCallback on_iteration;         // sees every iteration as it finishes
-  // Sees every iteration of the cross-validation folds' growths (data.folds), which
-  // on_iteration does not: the result's iterations are those of the model on every row.
+  // Sees every iteration of the cross-validation folds' growths (data.folds), and of the
+  // growths averaged with the model on every row (data.average_folds), which on_iteration does
+  // not: the result's iterations are those of the model on every row.
   IterationCallback on_fold_iteration;
   // Called before each growth of a cross-validated run: what it grows ("cross-validation fold
   // 2 of 5, widths 1,2", then "all rows") and to how many nodes, for progress displays.

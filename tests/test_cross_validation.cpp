@@ -283,6 +283,23 @@ TEST_CASE("cross-validation: the saved model averages the model on every row wit
   CHECK(r.train_scores.r2 > 0.8);
 }
 
+TEST_CASE("cross-validation: the growths for the average report every iteration to on_fold_iteration") {
+  // What shows progress on the command line and checks for Ctrl-C in Python while they grow.
+  model::TrainOptions o;
+  bool averaging = false;
+  std::size_t averaging_nodes = 0;
+  o.on_growth_start = [&](const std::string& growth, std::size_t) {
+    averaging = growth.find("for the average") != std::string::npos;
+  };
+  o.on_fold_iteration = [&](const model::IterationRecord& rec) {
+    if (averaging && !rec.dependent) ++averaging_nodes;
+  };
+  const model::TrainResult r = model::train(data::make_friedman1(400, 5, 0.5, 3), cv_config(), o);
+  REQUIRE(r.cross_validation.averaged_models == model::kAutoFolds + 1);
+  REQUIRE(r.cross_validation.nodes > 5);
+  CHECK(averaging_nodes == model::kAutoFolds * r.cross_validation.nodes);
+}
+
 TEST_CASE("cross-validation: without Gaussians there is nothing to average") {
   const model::TrainResult r = model::train(linear_data(300), cv_config());
   REQUIRE(r.cross_validation.nodes == 0);
