@@ -46,6 +46,10 @@ def test_training_releases_the_gil():
 
 def check_ctrl_c_stops(model, X, y):
     """SIGINT half a second into fit() raises KeyboardInterrupt soon and leaves no model."""
+    # The handler an interactive Python has. A process that a shell without job control starts
+    # in the background inherits SIGINT ignored, and Python then installs none: SIGINT would
+    # be ignored whatever rbfnet does.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     start = time.perf_counter()
     timer.start()
@@ -54,6 +58,7 @@ def check_ctrl_c_stops(model, X, y):
             model.fit(X, y)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 30
     with pytest.raises(NotFittedError):
         model.predict(X)
