@@ -67,9 +67,10 @@ void fold_training_dataset(const data::Dataset& dataset, const std::vector<std::
 
 // A growth of the folds' (for the choice, or for the average): it shares the run's stop flag,
 // hooks and data digest, and none of what belongs to the growth on every row (its callbacks).
+// Its iterations go to on_fold_iteration, where progress displays and Python's Ctrl-C check
+// see them.
 TrainOptions fold_growth_options(const TrainOptions& run, std::size_t growths_ahead) {
   TrainOptions o;
-  // Progress displays and Python's Ctrl-C check see every iteration of every growth.
   o.on_iteration = run.on_fold_iteration;
   o.stop_requested = run.stop_requested;
   o.hooks = run.hooks;
