@@ -4,7 +4,7 @@
 //
 // Base 2 rather than e because the kernels fold log2(e) into their per-candidate constants:
 // the range reduction is then one rounding and one exact subtraction, with no multiply by
-// log2(e) and no two-part ln 2 (four fewer vector operations per Gaussian than e^x).
+// log2(e) and no two-part ln 2 (three vector operations fewer than the e^x it replaced).
 //
 // Results below 2^-125.5 flush to +0 (never a subnormal, which would slow every later
 // operation on it); results at or above 2^128 are +inf. Finite input never gives NaN (what NaN
