@@ -190,27 +190,29 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
 
 // One test case per backend built in, for each precision: "cpu backend: <title>" always (also
 // as one row shard and over three), and "gpu backend: <title>" in CUDA builds;
-// `body<T>(which)` runs the checks.
+// `body<T>(which)` runs the checks. GPU cases are in the doctest suite "gpu" ("two_gpus" for
+// two devices), whose ctest entries count as skipped without the device
+// (cmake/RbfDoctestGroups.cmake).
 #define RBF_CPU_CASE(title, body)                                                                              \
   TEST_CASE_TEMPLATE("cpu backend: " title, T, float, double) { body<T>("cpu"); }                              \
   TEST_CASE_TEMPLATE("cpu backend as one row shard: " title, T, float, double) { body<T>("cpu one shard"); }   \
   TEST_CASE_TEMPLATE("cpu backend over 3 row shards: " title, T, float, double) { body<T>("cpu 3 shards"); }
 
 #ifdef RBF_TEST_GPU
-#define RBF_BACKEND_CASES(title, body) \
-  RBF_CPU_CASE(title, body)            \
-  TEST_CASE_TEMPLATE("gpu backend: " title, T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); } \
-  TEST_CASE_TEMPLATE("gpu backend as one row shard: " title, T, float, double) {                          \
-    RBF_SKIP_WITHOUT_GPU();                                                                                  \
-    body<T>("gpu one shard");                                                                                \
-  }                                                                                                          \
-  TEST_CASE_TEMPLATE("gpu backend over 3 row shards on one device: " title, T, float, double) {             \
-    RBF_SKIP_WITHOUT_GPU();                                                                                  \
-    body<T>("gpu 3 shards");                                                                                 \
-  }                                                                                                          \
-  TEST_CASE_TEMPLATE("gpu backend over 2 devices through NCCL: " title, T, float, double) {                 \
-    RBF_SKIP_WITHOUT_TWO_GPUS();                                                                             \
-    body<T>("gpu 2 devices");                                                                                \
+#define RBF_BACKEND_CASES(title, body)                                                                                                 \
+  RBF_CPU_CASE(title, body)                                                                                                            \
+  TEST_CASE_TEMPLATE("gpu backend: " title * doctest::test_suite("gpu"), T, float, double) { RBF_SKIP_WITHOUT_GPU(); body<T>("gpu"); } \
+  TEST_CASE_TEMPLATE("gpu backend as one row shard: " title * doctest::test_suite("gpu"), T, float, double) {                          \
+    RBF_SKIP_WITHOUT_GPU();                                                                                                            \
+    body<T>("gpu one shard");                                                                                                          \
+  }                                                                                                                                    \
+  TEST_CASE_TEMPLATE("gpu backend over 3 row shards on one device: " title * doctest::test_suite("gpu"), T, float, double) {           \
+    RBF_SKIP_WITHOUT_GPU();                                                                                                            \
+    body<T>("gpu 3 shards");                                                                                                           \
+  }                                                                                                                                    \
+  TEST_CASE_TEMPLATE("gpu backend over 2 devices through NCCL: " title * doctest::test_suite("two_gpus"), T, float, double) {          \
+    RBF_SKIP_WITHOUT_TWO_GPUS();                                                                                                       \
+    body<T>("gpu 2 devices");                                                                                                          \
   }
 #else
 #define RBF_BACKEND_CASES(title, body) RBF_CPU_CASE(title, body)

@@ -204,19 +204,19 @@ RBF_BACKEND_CASES("max-residual selection, used marks and reset", check_max_resi
 RBF_BACKEND_CASES("several outputs match the float64 reference", check_multi_output)
 
 #ifdef RBF_TEST_GPU
-TEST_CASE_TEMPLATE("gpu vs cpu: same 50 nodes, RMSE and predictions within 1e-4", T, float, double) {
+TEST_CASE_TEMPLATE("gpu vs cpu: same 50 nodes, RMSE and predictions within 1e-4" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   check_gpu_against_cpu<T>(2000, 8, 200);
   check_gpu_against_cpu<T>(1200, 20, 150);
 }
 
-TEST_CASE_TEMPLATE("gpu backend as one row shard through NCCL: 50 nodes match the float64 reference", T, float,
+TEST_CASE_TEMPLATE("gpu backend as one row shard through NCCL: 50 nodes match the float64 reference" * doctest::test_suite("gpu"), T, float,
                    double) {
   RBF_SKIP_WITHOUT_GPU();
   check_against_reference<T>("gpu nccl");
 }
 
-TEST_CASE_TEMPLATE("gpu backend: mapped host memory gives the device path's results", T, float, double) {
+TEST_CASE_TEMPLATE("gpu backend: mapped host memory gives the device path's results" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   const Problem p = make_problem(900, 5, 1, 100, 80, 31);
   auto device = make<T>("gpu", rbf::model::GpuMemory::device);
@@ -232,7 +232,7 @@ TEST_CASE_TEMPLATE("gpu backend: mapped host memory gives the device path's resu
   CHECK(c.chosen == a.chosen);
 }
 
-TEST_CASE_TEMPLATE("gpu backend: the trainer state moves between CPU and GPU mid-growth", T, float, double) {
+TEST_CASE_TEMPLATE("gpu backend: the trainer state moves between CPU and GPU mid-growth" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   const Problem p = make_problem(1000, 5, 1, 200, 100, 41);
   auto cpu = make<T>("cpu");
@@ -261,7 +261,7 @@ TEST_CASE_TEMPLATE("gpu backend: the trainer state moves between CPU and GPU mid
   CHECK(relative(c2.sse.back(), g2.sse.back()) < 1e-4);
 }
 
-TEST_CASE("gpu backend: device errors are clear rbf::gpu errors") {
+TEST_CASE("gpu backend: device errors are clear rbf::gpu errors" * doctest::test_suite("gpu")) {
   RBF_SKIP_WITHOUT_GPU();
   rbf::model::GpuOptions options;
   options.device = 1000;

@@ -238,7 +238,7 @@ RBF_BACKEND_CASES("add_node_at marks no candidate, stored", check_node_at_marks_
 RBF_BACKEND_CASES("add_node_at marks no candidate, tiles", check_node_at_marks_nothing_tiles)
 
 #ifdef RBF_TEST_GPU
-TEST_CASE_TEMPLATE("gpu vs cpu: an off-pool node gives the same basis, statistics and validation column", T, float, double) {
+TEST_CASE_TEMPLATE("gpu vs cpu: an off-pool node gives the same basis, statistics and validation column" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   check_off_pool_gpu_against_cpu<T>(kStoreAll);
   check_off_pool_gpu_against_cpu<T>(0.0);

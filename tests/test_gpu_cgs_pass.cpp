@@ -100,7 +100,7 @@ void check_first_pass_cases(double tolerance) {
 
 }  // namespace
 
-TEST_CASE("gpu CGS first pass: float within float rounding of float64, every tile variant") {
+TEST_CASE("gpu CGS first pass: float within float rounding of float64, every tile variant" * doctest::test_suite("gpu")) {
   check_first_pass_cases<float>(1e-5);
 }
-TEST_CASE("gpu CGS first pass: double within 1e-12 of the reference") { check_first_pass_cases<double>(1e-12); }
+TEST_CASE("gpu CGS first pass: double within 1e-12 of the reference" * doctest::test_suite("gpu")) { check_first_pass_cases<double>(1e-12); }

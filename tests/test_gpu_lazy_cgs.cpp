@@ -182,5 +182,5 @@ void check_lazy_cases(double tolerance) {
 
 }  // namespace
 
-TEST_CASE("gpu lazy CGS2: float within float rounding of float64, every tile variant") { check_lazy_cases<float>(2e-6); }
-TEST_CASE("gpu lazy CGS2: double within 1e-13 of the reference") { check_lazy_cases<double>(1e-13); }
+TEST_CASE("gpu lazy CGS2: float within float rounding of float64, every tile variant" * doctest::test_suite("gpu")) { check_lazy_cases<float>(2e-6); }
+TEST_CASE("gpu lazy CGS2: double within 1e-13 of the reference" * doctest::test_suite("gpu")) { check_lazy_cases<double>(1e-13); }

@@ -241,5 +241,5 @@ TEST_CASE("gpu matrix-free pass: one scale for all operands only where FP16's ra
 
 // Float: each z within 1e-5 of sum |phi v| (the float64 value's scale), which the scoring
 // pass needs for s_c = sum z^2 against the dependency tolerance 1e-4 n_c.
-TEST_CASE("gpu matrix-free pass: float within 1e-5 of float64, every variant") { check_all_variants<float>(1e-5); }
-TEST_CASE("gpu matrix-free pass: double within 1e-12 of the reference") { check_all_variants<double>(1e-12); }
+TEST_CASE("gpu matrix-free pass: float within 1e-5 of float64, every variant" * doctest::test_suite("gpu")) { check_all_variants<float>(1e-5); }
+TEST_CASE("gpu matrix-free pass: double within 1e-12 of the reference" * doctest::test_suite("gpu")) { check_all_variants<double>(1e-12); }

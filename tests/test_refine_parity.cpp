@@ -243,7 +243,7 @@ void check_refinements() {
 #define RBF_REFINE_GPU_BODY(call)
 #endif
 
-TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and predictions match the cpu engine", T, float,
+TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and predictions match the cpu engine" * doctest::test_suite("gpu"), T, float,
                    double) {
   RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(700, 5, 2, 100, 12, 11));
@@ -254,22 +254,22 @@ TEST_CASE_TEMPLATE("gpu refine engine: loss, gradient, normal equations and pred
   RBF_REFINE_GPU_BODY(check_against_cpu<T>(9001, 3, 2, 50, 8, 15));
 }
 
-TEST_CASE_TEMPLATE("gpu refine engine: row chunks give the unchunked results", T, float, double) {
+TEST_CASE_TEMPLATE("gpu refine engine: row chunks give the unchunked results" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_chunks<T>());
 }
 
-TEST_CASE_TEMPLATE("gpu refine engine: repeated calls give identical results", T, float, double) {
+TEST_CASE_TEMPLATE("gpu refine engine: repeated calls give identical results" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_repeatable<T>());
 }
 
-TEST_CASE_TEMPLATE("gpu refine engine: adam and lm refinements follow the cpu engine path", T, float, double) {
+TEST_CASE_TEMPLATE("gpu refine engine: adam and lm refinements follow the cpu engine path" * doctest::test_suite("gpu"), T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   RBF_REFINE_GPU_BODY(check_refinements<T>());
 }
 
-TEST_CASE("gpu refine engine: the float64 gradient matches central differences of the loss") {
+TEST_CASE("gpu refine engine: the float64 gradient matches central differences of the loss" * doctest::test_suite("gpu")) {
   RBF_SKIP_WITHOUT_GPU();
 #ifdef RBF_TEST_GPU
   const RefineProblem p = make_refine_problem(400, 3, 2, 0, 6, 17);
@@ -291,7 +291,7 @@ TEST_CASE("gpu refine engine: the float64 gradient matches central differences o
 #endif
 }
 
-TEST_CASE("gpu refine engine: wrong parameters and calls before set_data are clear errors") {
+TEST_CASE("gpu refine engine: wrong parameters and calls before set_data are clear errors" * doctest::test_suite("gpu")) {
   RBF_SKIP_WITHOUT_GPU();
 #ifdef RBF_TEST_GPU
   const RefineProblem p = make_refine_problem(100, 3, 1, 10, 4, 3);

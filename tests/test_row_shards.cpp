@@ -354,7 +354,7 @@ TEST_CASE_TEMPLATE("row_shards: a stop seen by one shard only still lets every s
 }
 
 #ifdef RBF_TEST_GPU
-TEST_CASE_TEMPLATE("gpu backend over 3 row shards: a stop seen by one shard only still lets every shard finish set-up",
+TEST_CASE_TEMPLATE("gpu backend over 3 row shards: a stop seen by one shard only still lets every shard finish set-up" * doctest::test_suite("gpu"),
                    T, float, double) {
   RBF_SKIP_WITHOUT_GPU();
   check_stop_seen_by_one_shard<T>([] {

@@ -1,0 +1,102 @@
+# Run after each build of a doctest program (cmake/RbfDoctestGroups.cmake): lists its test cases
+# and writes CTEST_FILE, one add_test per (source file, doctest suite) with the number of cases
+# each runs. Variables: TEST_EXECUTABLE, TEST_EXECUTOR (emulator, may be empty), TEST_PREFIX,
+# TEST_WORKING_DIR, CTEST_FILE.
+cmake_minimum_required(VERSION 3.18)
+
+execute_process(
+  COMMAND ${TEST_EXECUTOR} "${TEST_EXECUTABLE}" --list-test-cases --reporters=xml
+  OUTPUT_VARIABLE output
+  ERROR_VARIABLE errors
+  RESULT_VARIABLE result
+  WORKING_DIRECTORY "${TEST_WORKING_DIR}")
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${TEST_EXECUTABLE} --list-test-cases failed (${result}):\n${output}\n${errors}")
+endif()
+
+# Names are not needed, only each case's suite and file. Brackets and semicolons in names would
+# confuse CMake's list splitting; they are neutralized first.
+string(REPLACE "[" "(" output "${output}")
+string(REPLACE "]" ")" output "${output}")
+string(REPLACE ";" "," output "${output}")
+string(REPLACE "\n" ";" lines "${output}")
+
+set(groups "")
+set(total 0)
+foreach(line IN LISTS lines)
+  if(NOT line MATCHES "<TestCase ")
+    continue()
+  endif()
+  # doctest leaves the testsuite attribute out for cases outside any suite.
+  if(NOT line MATCHES " filename=\"([^\"]*)\"")
+    message(FATAL_ERROR "cannot read a test case's file from: ${line}")
+  endif()
+  get_filename_component(file "${CMAKE_MATCH_1}" NAME)
+  set(suite "")
+  if(line MATCHES " testsuite=\"([^\"]*)\"")
+    set(suite "${CMAKE_MATCH_1}")
+  endif()
+  if(suite MATCHES "[,*?|]")
+    message(FATAL_ERROR "${file}: doctest suite '${suite}' holds one of , * ? | (they would act as filters)")
+  endif()
+  set(key "${file}|${suite}")
+  if(NOT key IN_LIST groups)
+    list(APPEND groups "${key}")
+    set(count_${key} 0)
+    list(APPEND suites_of_${file} "${suite}")
+  endif()
+  math(EXPR count_${key} "${count_${key}} + 1")
+  math(EXPR total "${total} + 1")
+endforeach()
+if(total EQUAL 0)
+  message(FATAL_ERROR "${TEST_EXECUTABLE} lists no test cases")
+endif()
+
+# Arguments are written as bracket arguments: file names and filters never hold "]==]".
+function(rbf_quote out)
+  set(quoted "")
+  foreach(arg IN LISTS ARGN)
+    string(APPEND quoted " [==[${arg}]==]")
+  endforeach()
+  set(${out} "${quoted}" PARENT_SCOPE)
+endfunction()
+
+set(script "# ${TEST_EXECUTABLE}: ${total} test cases (written by cmake/RbfDoctestGroupsAdd.cmake)\n")
+foreach(key IN LISTS groups)
+  string(REPLACE "|" ";" parts "${key}")
+  list(GET parts 0 file)
+  list(LENGTH parts n)
+  set(suite "")
+  if(n GREATER 1)
+    list(GET parts 1 suite)
+  endif()
+  get_filename_component(stem "${file}" NAME_WE)
+  set(name "${TEST_PREFIX}.${stem}")
+  set(filters "--source-file=*/${file}")
+  if(suite STREQUAL "")
+    # The file's cases outside any suite: exclude the file's suites.
+    set(others ${suites_of_${file}})
+    list(REMOVE_ITEM others "")
+    if(others)
+      string(REPLACE ";" "," others "${others}")
+      list(APPEND filters "--test-suite-exclude=${others}")
+    endif()
+  else()
+    string(REGEX REPLACE "[^A-Za-z0-9_]" "_" suite_id "${suite}")
+    string(APPEND name ".${suite_id}")
+    list(APPEND filters "--test-suite=${suite}")
+  endif()
+  rbf_quote(command ${TEST_EXECUTOR} "${TEST_EXECUTABLE}" ${filters})
+  string(APPEND script "# ${count_${key}} test cases\nadd_test([==[${name}]==]${command})\n")
+  set(properties WORKING_DIRECTORY "${TEST_WORKING_DIR}" LABELS "doctest")
+  if(suite STREQUAL "gpu")
+    list(APPEND properties SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device")
+  elseif(suite STREQUAL "two_gpus")
+    list(APPEND properties SKIP_REGULAR_EXPRESSION "SKIPPED: (no CUDA device|fewer than two CUDA devices)")
+  else()
+    list(APPEND properties FAIL_REGULAR_EXPRESSION "SKIPPED: ")
+  endif()
+  rbf_quote(props ${properties})
+  string(APPEND script "set_tests_properties([==[${name}]==] PROPERTIES${props})\n")
+endforeach()
+file(WRITE "${CTEST_FILE}" "${script}")
