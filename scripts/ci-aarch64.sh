@@ -4,6 +4,7 @@
 # identically on aarch64 (and the other way round). Installs what is missing; safe to rerun.
 #
 #   bash scripts/ci-aarch64.sh            # set-up, build, tests, cross-platform model check
+#   bash scripts/ci-aarch64.sh setup      # the set-up alone (packages, sysroot overlay, Eigen 3.3)
 #   bash scripts/ci-aarch64.sh models     # the model check alone, on the builds already made
 #
 # Environment: RBF_JOBS (default 2), RBF_AARCH64_BUILD_DIR (default build/aarch64),
@@ -248,7 +249,10 @@ start=$SECONDS
 step "packages" setup_packages
 step "sysroot overlay" setup_overlay
 step "Eigen 3.3 headers" setup_eigen33
-if [ "${1:-}" = "models" ]; then
+if [ "${1:-}" = "setup" ]; then
+  echo "== ci-aarch64: set-up done in $((SECONDS - start)) s"
+  exit 0
+elif [ "${1:-}" = "models" ]; then
   [ -x "$build/app/rbfnet" ] || fail "'models' needs a finished aarch64 build in $build; run without it first"
 else
   step "build and tests under qemu" build_and_test

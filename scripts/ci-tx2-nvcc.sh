@@ -14,13 +14,17 @@
 # calls host functions, and with -Werror=c++17-extensions every C++17 construct.
 #
 # Skips (exit 0, with a message) when DIR has no .cu file or PyPI cannot be reached.
-# Environment: RBF_TX2_PROXY_DIR (cache of the wheels, default build/tx2-proxy).
+# Environment: RBF_TX2_PROXY_DIR (cache of the wheels and the objects; default
+# ~/.cache/rbfnet/tx2-proxy, outside the clone, so that the next clone on this machine reuses
+# the wheels instead of downloading them again).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 src_dir="${1:-gpu}"
-cache="${RBF_TX2_PROXY_DIR:-build/tx2-proxy}"
+cache="${RBF_TX2_PROXY_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rbfnet/tx2-proxy}"
+mkdir -p "$cache"
+cache="$(cd "$cache" && pwd)"
 cuda_version=11.8.89
 cublas_version=11.11.3.6
 start=$SECONDS
@@ -87,8 +91,8 @@ mkdir -p "$cuda/include" "$cuda/bin" "$cuda/nvvm" "$cuda/lib64"
 cp -r "$site/nvidia/cuda_runtime/include/." "$site/nvidia/cuda_nvcc/include/." "$cuda/include/"
 if [ "$needs_cublas" -eq 1 ]; then cp -r "$site/nvidia/cublas/include/." "$cuda/include/"; fi
 rm -rf "$cuda/include/__init__.py" "$cuda/include/__pycache__"
-ln -s "$root/$site/nvidia/cuda_nvcc/bin/ptxas" "$cuda/bin/ptxas"
-ln -s "$root/$site/nvidia/cuda_nvcc/nvvm/libdevice" "$cuda/nvvm/libdevice"
+ln -s "$site/nvidia/cuda_nvcc/bin/ptxas" "$cuda/bin/ptxas"
+ln -s "$site/nvidia/cuda_nvcc/nvvm/libdevice" "$cuda/nvvm/libdevice"
 echo "CUDA Version $cuda_version" > "$cuda/version.txt"
 # clang's CUDA wrapper force-includes this cuRAND header; rbfnet uses no cuRAND, and the wheels
 # have none, so an empty stand-in serves.
@@ -103,7 +107,7 @@ while IFS= read -r d; do
   [ "$d" = "/usr/local/include" ] && continue
   system_dirs+=(-isystem "$(realpath "$d")")
 done < <(echo | "$clang" -x c++ -E -v - 2>&1 | sed -n '/<\.\.\.> search starts here/,/End of search list/p' | sed '1d;$d')
-includes=(-nostdlibinc -isystem "$resource/include/cuda_wrappers" "${system_dirs[@]}" -isystem "$root/$cuda/include")
+includes=(-nostdlibinc -isystem "$resource/include/cuda_wrappers" "${system_dirs[@]}" -isystem "$cuda/include")
 
 # clang releases before 17 lack the cache-hint loads and stores (__ldcg, __stcs, ...) that the
 # CUDA headers give nvcc; when this clang lacks them, plain loads and stores stand in (this is a
@@ -113,7 +117,7 @@ mkdir -p "$shim_dir"
 shim="$shim_dir/rbf_tx2_proxy_intrinsics.h"
 probe="$shim_dir/probe.cu"
 printf '__global__ void k(const float* p, float* q) { *q = __ldcg(p) + __ldcs(p); __stcs(q, 1.0f); }\n' > "$probe"
-common=(-x cuda --cuda-path="$root/$cuda" --cuda-gpu-arch=sm_62 -std=c++14 -Wno-unknown-cuda-version "${includes[@]}")
+common=(-x cuda --cuda-path="$cuda" --cuda-gpu-arch=sm_62 -std=c++14 -Wno-unknown-cuda-version "${includes[@]}")
 if "$clang" "${common[@]}" --cuda-device-only -fsyntax-only "$probe" > /dev/null 2>&1; then
   : > "$shim"
 else
@@ -132,7 +136,7 @@ fi
 # --- compile ---------------------------------------------------------------------------------------
 out="$cache/objects"
 mkdir -p "$out"
-flags=("${common[@]}" -O2 -I "$root" -include "$root/$shim" -Wall
+flags=("${common[@]}" -O2 -I "$root" -include "$shim" -Wall
        -Werror=c++17-extensions -Werror=c++20-extensions -Wno-unused-command-line-argument)
 failed=0
 for src in "${sources[@]}"; do

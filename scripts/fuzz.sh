@@ -6,7 +6,8 @@
 #   RBF_FUZZ_SECONDS=600 bash scripts/fuzz.sh fuzz_csv    # one target, longer
 #
 # Environment: RBF_FUZZ_SECONDS (default 60, per target; the targets run side by side),
-# RBF_FUZZ_BUILD_DIR (default build/fuzz), RBF_JOBS (default 2).
+# RBF_FUZZ_BUILD_DIR (default build/fuzz; a tree already configured with -DRBF_FUZZ=ON, such
+# as the test suite's sanitizer tree, is built as it is), RBF_JOBS (default 2).
 # New inputs the fuzzer finds go to $RBF_FUZZ_BUILD_DIR/corpus/<target>/, reproducers of
 # failures to $RBF_FUZZ_BUILD_DIR/artifacts/; the seeds in fuzz/corpus/ are only read.
 # Reproduce a failure with: $RBF_FUZZ_BUILD_DIR/fuzz/<target> <reproducer>
@@ -58,11 +59,15 @@ if ! can_fuzz; then
 fi
 
 # --- 2. build ---------------------------------------------------------------------------------
-echo "== fuzz: configuring $build"
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRBF_FUZZ=ON -DRBF_CUDA=OFF \
-  -DRBF_BUILD_TESTS=OFF -DRBF_BUILD_BENCH=OFF > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+if grep -qx "RBF_FUZZ:BOOL=ON" "$build/CMakeCache.txt" 2> /dev/null; then
+  echo "== fuzz: using the fuzzing tree $build as configured"
+else
+  echo "== fuzz: configuring $build"
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRBF_FUZZ=ON -DRBF_CUDA=OFF \
+    -DRBF_BUILD_TESTS=OFF -DRBF_BUILD_BENCH=OFF > "$build.configure.log" 2>&1 ||
+    { cat "$build.configure.log"; exit 1; }
+fi
 echo "== fuzz: building ${targets[*]}"
 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 
