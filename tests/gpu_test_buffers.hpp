@@ -15,7 +15,12 @@ template <typename T>
 gpu::Buffer<T> upload(const gpu::Context& ctx, const std::vector<double>& host, const char* what) {
   const std::vector<T> values(host.begin(), host.end());
   gpu::Buffer<T> b(ctx, values.size(), gpu::Placement::device, what);
-  RBF_CUDA_CHECK(cudaMemcpy(b.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // On the context's stream, after the buffer's zero fill queued there: that stream is
+  // non-blocking, so a plain cudaMemcpy (legacy stream) could land before the fill and be
+  // zeroed, which happens when the GPU is busy with other processes. Done when this returns.
+  RBF_CUDA_CHECK(cudaMemcpyAsync(b.get(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                 ctx.stream()));
+  RBF_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   return b;
 }
 

@@ -63,9 +63,11 @@ void check_first_pass(const rbf::gpu::Context& ctx, const FirstPassCase& c, doub
   Buffer<double> values(ctx, slots, Placement::device, "values"), results(ctx, 16, Placement::device, "results");
   Buffer<long long> indices(ctx, slots, Placement::device, "indices");
   Buffer<unsigned int> tickets(ctx, rbf::gpu::kTicketCount, Placement::device, "tickets");
-  RBF_CUDA_CHECK(cudaMemset(tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int)));
   const rbf::gpu::ReduceScratch scratch{values.get(), indices.get(), tickets.get()};
   const cudaStream_t stream = ctx.stream();
+  // On the kernels' stream: a plain cudaMemset goes to the legacy stream, which the context's
+  // non-blocking stream does not wait for.
+  RBF_CUDA_CHECK(cudaMemsetAsync(tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int), stream));
   // ratio2 = 4 > ||u||^2 / ||phi||^2 always: DGKS asks for the second projection.
   RBF_CUDA_CHECK(rbf::gpu::launch_cgs_subtract<T>(qd.get(), n, c.cols, hd.get(), phid.get(), ud.get(), c.padded_rows,
                                                   nullptr, 4.0, scratch, results.get(), partial.get(), stream));

@@ -115,7 +115,7 @@ void check_lazy(const rbf::gpu::Context& ctx, const LazyCase& c, double toleranc
     const Buffer<T> gd = rbf::test::upload<T>(ctx, g, "g"), h1d = rbf::test::upload<T>(ctx, h1, "h1");
     const Buffer<T> phid = rbf::test::upload<T>(ctx, phi, "phi");
     Buffer<double> rd = rbf::test::upload<double>(ctx, results_host, "results");
-    RBF_CUDA_CHECK(cudaMemset(dev.tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int)));
+    RBF_CUDA_CHECK(cudaMemsetAsync(dev.tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int), stream));
     rbf::gpu::LazyCgs<T> lazy;
     lazy.e = ed.get();
     lazy.lde = n;
@@ -151,7 +151,7 @@ void check_lazy(const rbf::gpu::Context& ctx, const LazyCase& c, double toleranc
     Buffer<T> qd = rbf::test::upload<T>(ctx, stored, "Q"), ed = rbf::test::upload<T>(ctx, e, "E");
     const Buffer<T> gd = rbf::test::upload<T>(ctx, g, "g");
     Buffer<double> rd = rbf::test::upload<double>(ctx, results_host, "results");
-    RBF_CUDA_CHECK(cudaMemset(dev.tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int)));
+    RBF_CUDA_CHECK(cudaMemsetAsync(dev.tickets.get(), 0, rbf::gpu::kTicketCount * sizeof(unsigned int), stream));
     RBF_CUDA_CHECK(rbf::gpu::launch_cgs_settle<T>(qd.get(), n, c.cols - 1, gd.get(), qd.get() + last * n,
                                                   c.padded_rows, ed.get(), n, c.k, dev.scratch(), rd.get(), stream));
     RBF_CUDA_CHECK(cudaStreamSynchronize(stream));
