@@ -64,6 +64,8 @@ stage() {
 # Network-bound set-up runs in the background while the first tree compiles; a stage that
 # needs it waits for it (and shows its log). Each writes build/<name>.log.
 declare -A background_pids
+# A failing stage ends the run: its background set-up ends with it.
+trap 'for p in "${background_pids[@]}"; do kill "$p" 2> /dev/null || true; done' EXIT
 background() {
   local name="$1"; shift
   ( "$@" ) > "build/$name.log" 2>&1 &
