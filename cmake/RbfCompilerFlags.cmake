@@ -5,22 +5,18 @@ target_compile_options(rbf_flags INTERFACE
 if(RBF_NATIVE)
   target_compile_options(rbf_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-march=native>)
 endif()
-# The optimization of sanitized and fuzzing builds, after the build type's own flags: -O1 keeps
-# Eigen-heavy tests fast enough under the sanitizers; the test suite's clang tree uses -O2,
-# which clang compiles about as fast and whose tests run about a third faster.
-set(RBF_SANITIZE_OPTIMIZATION -O1 CACHE STRING "Optimization flag of RBF_SANITIZE and RBF_FUZZ builds")
 if(RBF_SANITIZE)
   target_compile_options(rbf_flags INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>)
-  # -g comes from Debug.
-  target_compile_options(rbf_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${RBF_SANITIZE_OPTIMIZATION}>)
+  # -O1 keeps Eigen-heavy tests fast enough under the sanitizers; -g comes from Debug.
+  target_compile_options(rbf_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
   target_link_options(rbf_flags INTERFACE -fsanitize=address,undefined)
 endif()
 if(RBF_FUZZ)
   # Coverage instrumentation for libFuzzer in every library, with ASan and UBSan; the fuzz
   # targets themselves add -fsanitize=fuzzer (fuzz/CMakeLists.txt).
   target_compile_options(rbf_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined
-    -fno-sanitize-recover=undefined -fno-omit-frame-pointer ${RBF_SANITIZE_OPTIMIZATION}>)
+    -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1>)
   target_link_options(rbf_flags INTERFACE -fsanitize=address,undefined)
 endif()
 # Release builds get -O3 so Eigen vectorizes fully.

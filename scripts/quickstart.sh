@@ -123,9 +123,9 @@ python_tests() {
 # fuzz targets (scripts/fuzz.sh runs them from this tree).
 sanitize_tree=build/sanitize
 sanitize_tree_build() {
-  configure_and_build "$sanitize_tree" -DCMAKE_CXX_COMPILER=clang++ \
+  configure_and_build "$sanitize_tree" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRBF_CUDA=OFF \
-    -DRBF_SANITIZE=ON -DRBF_FUZZ=ON -DRBF_SANITIZE_OPTIMIZATION=-O2 -DRBF_BUILD_BENCH=OFF
+    -DRBF_SANITIZE=ON -DRBF_FUZZ=ON -DRBF_BUILD_BENCH=OFF
 }
 sanitize_tree_tests() {
   echo "== tests: ASan + UBSan build"
