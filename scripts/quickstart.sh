@@ -74,6 +74,7 @@ background() {
 wait_for() {
   local name="$1" status=0
   wait "${background_pids[$name]}" || status=$?
+  unset "background_pids[$name]"
   cat "build/$name.log"
   [ "$status" -eq 0 ] || { echo "== $name FAILED (exit $status)" >&2; return "$status"; }
 }
