@@ -12,6 +12,7 @@
 #include "app/commands.hpp"
 #include "app/gnuplot_script.hpp"
 #include "app/machine_facts.hpp"
+#include "app/task_hint.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
@@ -30,18 +31,6 @@ namespace {
 // Friedman #1 has 5 informative features; its noise is the textbook 1.0.
 constexpr std::size_t kSyntheticMinDims = 5;
 constexpr double kSyntheticNoise = 1.0;
-
-data::TaskHint task_hint(model::TaskKind task) {
-  switch (task) {
-    case model::TaskKind::regression:
-      return data::TaskHint::regression;
-    case model::TaskKind::classification:
-      return data::TaskHint::classification;
-    case model::TaskKind::auto_detect:
-      break;
-  }
-  return data::TaskHint::auto_detect;
-}
 
 data::Dataset load_data(const BenchOptions& options) {
   if (options.synthetic_rows > 0) {

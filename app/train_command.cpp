@@ -6,11 +6,12 @@
 #include <csignal>
 #include <ctime>
 
-#include "app/commands.hpp"
 #include "app/checkpoint_file.hpp"
+#include "app/commands.hpp"
 #include "app/iteration_log.hpp"
 #include "app/label_check.hpp"
 #include "app/resume_check.hpp"
+#include "app/task_hint.hpp"
 #include "app/train_summary.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
@@ -28,15 +29,6 @@
 namespace rbf::app {
 
 namespace {
-
-data::TaskHint task_hint(model::TaskKind task) {
-  switch (task) {
-    case model::TaskKind::regression: return data::TaskHint::regression;
-    case model::TaskKind::classification: return data::TaskHint::classification;
-    case model::TaskKind::auto_detect: break;
-  }
-  return data::TaskHint::auto_detect;
-}
 
 // SIGINT and SIGTERM ask the trainer to stop after the current iteration; a second signal
 // gets the default behaviour, so a stuck run can still be killed.

@@ -6,6 +6,7 @@
 
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
+#include "tests/text_checks.hpp"
 
 namespace rbf::test::csv {
 
@@ -48,7 +49,7 @@ inline bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using rbf::test::contains;
 
 inline std::string data_file(const std::string& name) { return std::string(RBF_TEST_DATA_DIR) + "/" + name; }
 

@@ -20,6 +20,7 @@
 #include "model/model_file.hpp"
 #include "model/network.hpp"
 #include "model/sha256.hpp"
+#include "tests/text_checks.hpp"
 
 namespace rbf::test::model_files {
 
@@ -242,6 +243,6 @@ inline void check_identical(const Network& a, const Network& b) {
   CHECK(a.provenance.backend == b.provenance.backend);
 }
 
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using rbf::test::contains;
 
 }  // namespace rbf::test::model_files

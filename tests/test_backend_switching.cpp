@@ -60,7 +60,7 @@ model::Config switching_config() {
   return c;
 }
 
-const data::Dataset& dataset() {
+const data::Dataset& switching_data() {
   static const data::Dataset ds = data::make_friedman1(1500, 8, 0.5, 17);
   return ds;
 }
@@ -74,15 +74,15 @@ void check_same_model(const model::TrainResult& cpu, const model::TrainResult& o
   }
   REQUIRE(cpu.network.nodes() == other.network.nodes());
   std::vector<double> a, b;
-  cpu.network.predict(dataset().x.data(), dataset().rows, a);
-  other.network.predict(dataset().x.data(), dataset().rows, b);
+  cpu.network.predict(switching_data().x.data(), switching_data().rows, a);
+  other.network.predict(switching_data().x.data(), switching_data().rows, b);
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-4));
 }
 
 model::TrainResult cpu_only() {
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::cpu;
-  return model::train(dataset(), c);
+  return model::train(switching_data(), c);
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ TEST_CASE("switching: auto moves to the GPU at the forced node count and never b
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::auto_select;
   c.backend.switch_at_nodes = 10;
-  const model::TrainResult res = model::train(dataset(), c, {}, fake_gpu_hooks());
+  const model::TrainResult res = model::train(switching_data(), c, {}, fake_gpu_hooks());
   REQUIRE(res.iterations.size() == 40);
   for (const auto& rec : res.iterations) CHECK(rec.backend == (rec.iteration <= 10 ? "cpu" : "gpu"));
   CHECK(res.iterations[9].event.find("switch cpu->gpu at 10 nodes") != std::string::npos);
@@ -104,7 +104,7 @@ TEST_CASE("switching: a backend without state transfer is rebuilt by replaying t
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::auto_select;
   c.backend.switch_at_nodes = 12;
-  const model::TrainResult res = model::train(dataset(), c, {}, fake_gpu_hooks(false));
+  const model::TrainResult res = model::train(switching_data(), c, {}, fake_gpu_hooks(false));
   CHECK(res.iterations[12].backend == "gpu");
   check_same_model(cpu_only(), res);
 }
@@ -115,7 +115,7 @@ TEST_CASE("switching: a GPU fault in auto falls back to the CPU and loses nothin
   c.backend.switch_at_nodes = 5;
   model::TrainerHooks hooks = fake_gpu_hooks();
   hooks.fault_gpu_at_iteration = 20;
-  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  const model::TrainResult res = model::train(switching_data(), c, {}, hooks);
   REQUIRE(res.events.size() == 2);
   CHECK(res.events[1].find("GPU failure") != std::string::npos);
   CHECK(res.events[1].find("rebuilt 19 nodes on the CPU") != std::string::npos);
@@ -134,12 +134,12 @@ TEST_CASE("switching: refinement goes on across the switch and a GPU fault after
   c.refine.method = model::RefineMethod::lm;
   c.refine.epochs = 4;
   c.backend.kind = model::BackendKind::cpu;
-  const model::TrainResult cpu = model::train(dataset(), c);
+  const model::TrainResult cpu = model::train(switching_data(), c);
   c.backend.kind = model::BackendKind::auto_select;
   c.backend.switch_at_nodes = 6;
   model::TrainerHooks hooks = fake_gpu_hooks();
   hooks.fault_gpu_at_iteration = 14;
-  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  const model::TrainResult res = model::train(switching_data(), c, {}, hooks);
   std::string all;
   for (const auto& e : res.events) all += e + "\n";
   CAPTURE(all);
@@ -148,8 +148,8 @@ TEST_CASE("switching: refinement goes on across the switch and a GPU fault after
   CHECK(all.find("training RMSE") != std::string::npos);  // at least one refinement was kept
   REQUIRE(res.network.nodes() == cpu.network.nodes());
   std::vector<double> a, b;
-  res.network.predict(dataset().x.data(), dataset().rows, a);
-  cpu.network.predict(dataset().x.data(), dataset().rows, b);
+  res.network.predict(switching_data().x.data(), switching_data().rows, a);
+  cpu.network.predict(switching_data().x.data(), switching_data().rows, b);
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-3));
 }
 
@@ -158,7 +158,7 @@ TEST_CASE("switching: a GPU fault with an explicit gpu backend is an error") {
   c.backend.kind = model::BackendKind::gpu;
   model::TrainerHooks hooks = fake_gpu_hooks();
   hooks.fault_gpu_at_iteration = 3;
-  CHECK_THROWS_AS(model::train(dataset(), c, {}, hooks), model::DeviceError);
+  CHECK_THROWS_AS(model::train(switching_data(), c, {}, hooks), model::DeviceError);
 }
 
 TEST_CASE("switching: auto without a usable GPU trains on the CPU and says so once") {
@@ -169,7 +169,7 @@ TEST_CASE("switching: auto without a usable GPU trains on the CPU and says so on
     why = "no CUDA device found";
     return false;
   };
-  const model::TrainResult res = model::train(dataset(), c, {}, hooks);
+  const model::TrainResult res = model::train(switching_data(), c, {}, hooks);
   REQUIRE(res.events.size() == 1);
   CHECK(res.events[0].find("no CUDA device found") != std::string::npos);
   for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
@@ -190,7 +190,7 @@ TEST_CASE("switching: auto starts on the GPU when even the first iterations are 
     slow.bandwidth_gbs = 0.01;
     return slow;
   };
-  const model::TrainResult fast_gpu = model::train(dataset(), c, {}, hooks);
+  const model::TrainResult fast_gpu = model::train(switching_data(), c, {}, hooks);
   for (const auto& rec : fast_gpu.iterations) CHECK(rec.backend == "gpu");
   REQUIRE_FALSE(fast_gpu.events.empty());
   CHECK(fast_gpu.events[0].find("starting on the GPU") != std::string::npos);
@@ -202,7 +202,7 @@ TEST_CASE("switching: auto starts on the GPU when even the first iterations are 
     fast.bandwidth_gbs = 1e6;
     return fast;
   };
-  const model::TrainResult cpu_first = model::train(dataset(), c, {}, hooks);
+  const model::TrainResult cpu_first = model::train(switching_data(), c, {}, hooks);
   CHECK(cpu_first.iterations.front().backend == "cpu");
 }
 
@@ -238,13 +238,13 @@ TEST_CASE("switching: auto shares the GPU's start-up among the growths of one tr
   hooks.gpu_started = [&started] { return started; };
   model::TrainOptions one;
   one.hooks = hooks;
-  const model::TrainResult alone = model::train(dataset(), c, one);
+  const model::TrainResult alone = model::train(switching_data(), c, one);
   CHECK(gpu_backends == 0);
   CHECK(alone.iterations.front().backend == "cpu");
 
   model::TrainOptions shared = one;
   shared.growths_ahead = 11;
-  const model::TrainResult first_of_eleven = model::train(dataset(), c, shared);
+  const model::TrainResult first_of_eleven = model::train(switching_data(), c, shared);
   CHECK(gpu_backends == 1);
   CHECK(first_of_eleven.iterations.front().backend == "gpu");
 
@@ -252,13 +252,13 @@ TEST_CASE("switching: auto shares the GPU's start-up among the growths of one tr
   model::Config folds = c;
   folds.data.folds = 2;
   gpu_backends = 0;
-  model::train(dataset(), folds, one);
+  model::train(switching_data(), folds, one);
   CHECK(gpu_backends >= 1);
 
   // Once a GPU is open in the process, its start-up is paid: one growth alone starts there.
   started = true;
   gpu_backends = 0;
-  const model::TrainResult warm = model::train(dataset(), c, one);
+  const model::TrainResult warm = model::train(switching_data(), c, one);
   CHECK(gpu_backends == 1);
   CHECK(warm.iterations.front().backend == "gpu");
 }
@@ -266,7 +266,7 @@ TEST_CASE("switching: auto shares the GPU's start-up among the growths of one tr
 TEST_CASE("switching: auto never starts the GPU driver for a run too small to repay it") {
   model::Config c = switching_config();
   c.backend.kind = model::BackendKind::auto_select;
-  const model::TrainResult res = model::train(dataset(), c);  // production hooks
+  const model::TrainResult res = model::train(switching_data(), c);  // production hooks
   for (const auto& rec : res.iterations) CHECK(rec.backend == "cpu");
   // With CUDA built in, the size check comes first: no device query, so nothing to report. A
   // build without CUDA never has a GPU; `rbfnet info` says so once, not every run's summary.

@@ -32,7 +32,7 @@ model::Config checkpoint_config(bool validation) {
   return c;
 }
 
-const data::Dataset& dataset() {
+const data::Dataset& checkpoint_data() {
   static const data::Dataset ds = data::make_friedman1(2500, 6, 0.3, 23);
   return ds;
 }
@@ -47,7 +47,7 @@ model::TrainResult interrupted_then_resumed(const model::Config& cfg, std::size_
   first.on_iteration = [&](const model::IterationRecord& rec) {
     if (rec.iteration == stop_at) stop = true;
   };
-  const model::TrainResult part = model::train(dataset(), cfg, first);
+  const model::TrainResult part = model::train(checkpoint_data(), cfg, first);
   REQUIRE(part.interrupted);
   REQUIRE(part.iterations.size() == stop_at);
   REQUIRE_FALSE(part.network.training_state.empty());
@@ -63,7 +63,7 @@ model::TrainResult interrupted_then_resumed(const model::Config& cfg, std::size_
   model::TrainOptions second;
   second.resume = &state;
   second.data_sha256 = "abc123";
-  return model::train(dataset(), cfg, second);
+  return model::train(checkpoint_data(), cfg, second);
 }
 
 void check_identical(const model::TrainResult& whole, const model::TrainResult& resumed, std::size_t stop_at) {
@@ -90,14 +90,14 @@ void check_identical(const model::TrainResult& whole, const model::TrainResult& 
 
 TEST_CASE("checkpoint: resuming an interrupted run gives the bit-identical model") {
   const model::Config cfg = checkpoint_config(false);
-  const model::TrainResult whole = model::train(dataset(), cfg);
+  const model::TrainResult whole = model::train(checkpoint_data(), cfg);
   REQUIRE(whole.iterations.size() == 45);
   check_identical(whole, interrupted_then_resumed(cfg, 17), 17);
 }
 
 TEST_CASE("checkpoint: resuming keeps validation patience and the best model") {
   const model::Config cfg = checkpoint_config(true);
-  const model::TrainResult whole = model::train(dataset(), cfg);
+  const model::TrainResult whole = model::train(checkpoint_data(), cfg);
   REQUIRE(whole.iterations.size() > 12);
   check_identical(whole, interrupted_then_resumed(cfg, 11), 11);
   CHECK(whole.best_val_rmse > 0);
@@ -109,14 +109,14 @@ TEST_CASE("checkpoint: periodic checkpoints are valid models that resume") {
   model::TrainOptions opt;
   opt.checkpoint_every = 10;
   opt.on_checkpoint = [&](const model::Network& net) { saved.push_back(net); };
-  const model::TrainResult whole = model::train(dataset(), cfg, opt);
+  const model::TrainResult whole = model::train(checkpoint_data(), cfg, opt);
   REQUIRE(saved.size() == 4);
   CHECK(saved[1].nodes() == 20);
   const model::TrainingState state = model::decode_training_state(saved[1].training_state, "checkpoint");
   CHECK(state.iteration == 20);
   model::TrainOptions again;
   again.resume = &state;
-  check_identical(whole, model::train(dataset(), cfg, again), 20);
+  check_identical(whole, model::train(checkpoint_data(), cfg, again), 20);
 }
 
 TEST_CASE("checkpoint: a checkpoint from other data or another pool is refused") {
@@ -130,10 +130,10 @@ TEST_CASE("checkpoint: a checkpoint from other data or another pool is refused")
   model::TrainOptions opt;
   opt.resume = &state;
   opt.data_sha256 = "bbbb";
-  CHECK_THROWS_AS(model::train(dataset(), cfg, opt), InputError);
+  CHECK_THROWS_AS(model::train(checkpoint_data(), cfg, opt), InputError);
   state.data_sha256.clear();
   cfg.candidates.pool = 100;
-  CHECK_THROWS_AS(model::train(dataset(), cfg, opt), InputError);
+  CHECK_THROWS_AS(model::train(checkpoint_data(), cfg, opt), InputError);
 }
 
 TEST_CASE("checkpoint: damaged training states are clear errors") {

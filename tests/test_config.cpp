@@ -16,6 +16,7 @@
 #include "data/errors.hpp"
 #include "model/config.hpp"
 #include "model/config_yaml.hpp"
+#include "tests/text_checks.hpp"
 
 namespace {
 
@@ -149,7 +150,7 @@ std::string override_error(const std::vector<rbf::model::ConfigOverride>& overri
   return std::string();
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using rbf::test::contains;
 
 // parse_error for inputs that once made the parser loop forever: a parse still running after
 // 10 s ends the test program with a failure instead of hanging it (a thread cannot be stopped).

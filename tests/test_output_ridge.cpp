@@ -18,16 +18,16 @@ namespace {
 
 // A basis [1, Phi] (n x (m + 1)) and targets Y (n x k) with their R and Theta = Q^T Y in the
 // trainer's layout: R by columns, Theta row-major.
-struct Problem {
+struct RidgeProblem {
   Eigen::MatrixXd basis, y;
   UpperTriangular r;
   std::vector<double> theta;
 };
 
-Problem make_problem(int n, int m, int k, unsigned seed) {
+RidgeProblem make_ridge_problem(int n, int m, int k, unsigned seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> normal;
-  Problem p;
+  RidgeProblem p;
   p.basis = Eigen::MatrixXd::Ones(n, m + 1);
   for (int i = 0; i < n; ++i)
     for (int j = 1; j <= m; ++j) p.basis(i, j) = std::exp(-0.5 * normal(gen) * normal(gen));
@@ -67,7 +67,7 @@ double max_difference(const std::vector<double>& w, const Eigen::MatrixXd& expec
 
 TEST_CASE("output ridge: the penalized weights solve the normal equations, the bias unpenalized") {
   const int n = 200, m = 12, k = 2;
-  const Problem p = make_problem(n, m, k, 7);
+  const RidgeProblem p = make_ridge_problem(n, m, k, 7);
   const OutputRidge ridge(p.r, p.theta, k, m);
   for (double alpha : {1e-4, 0.1, 3.0, 200.0}) {
     CAPTURE(alpha);
@@ -77,7 +77,7 @@ TEST_CASE("output ridge: the penalized weights solve the normal equations, the b
 
 TEST_CASE("output ridge: no penalty is least squares, a huge one leaves the mean") {
   const int n = 150, m = 8, k = 1;
-  const Problem p = make_problem(n, m, k, 3);
+  const RidgeProblem p = make_ridge_problem(n, m, k, 3);
   const OutputRidge ridge(p.r, p.theta, k, m);
   CHECK(max_difference(ridge.weights(0), normal_equations(p.basis, p.y, 0)) < 1e-8);
   const std::vector<double> flat = ridge.weights(1e12);
@@ -87,7 +87,7 @@ TEST_CASE("output ridge: no penalty is least squares, a huge one leaves the mean
 
 TEST_CASE("output ridge: a prefix of the nodes uses only its own block of R") {
   const int n = 120, m = 10, k = 1, prefix = 4;
-  const Problem p = make_problem(n, m, k, 11);
+  const RidgeProblem p = make_ridge_problem(n, m, k, 11);
   const OutputRidge ridge(p.r, p.theta, k, prefix);
   const Eigen::MatrixXd expected = normal_equations(p.basis.leftCols(prefix + 1), p.y, 0.5);
   const std::vector<double> w = ridge.weights(0.5);

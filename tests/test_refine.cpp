@@ -20,14 +20,14 @@ using model::NodeParams;
 namespace {
 
 // A small random problem in standardized units and parameters near a plausible network.
-struct Problem {
+struct RefineProblem {
   std::size_t n = 90, d = 3, k = 2, nv = 30, nodes = 5;
   std::vector<double> x, y, xv;
   NodeParams p;
 };
 
-Problem make_problem(std::uint64_t seed, std::size_t nodes = 5) {
-  Problem pr;
+RefineProblem make_refine_problem(std::uint64_t seed, std::size_t nodes = 5) {
+  RefineProblem pr;
   pr.nodes = nodes;
   data::SplitMix64 rng(seed);
   for (std::size_t i = 0; i < pr.n * pr.d; ++i) pr.x.push_back(rng.uniform() * 3.0 - 1.5);
@@ -49,7 +49,7 @@ Problem make_problem(std::uint64_t seed, std::size_t nodes = 5) {
 }
 
 template <typename T>
-std::unique_ptr<cpu::EigenRefineEngine<T>> make_engine(const Problem& pr) {
+std::unique_ptr<cpu::EigenRefineEngine<T>> make_engine(const RefineProblem& pr) {
   auto e = std::make_unique<cpu::EigenRefineEngine<T>>(2);
   const std::vector<T> x(pr.x.begin(), pr.x.end()), y(pr.y.begin(), pr.y.end()), xv(pr.xv.begin(), pr.xv.end());
   e->set_data(x.data(), pr.n, pr.d, y.data(), pr.k, xv.data(), pr.nv);
@@ -65,7 +65,7 @@ double norm_inf(const std::vector<double>& v) {
 }  // namespace
 
 TEST_CASE("refine: analytic gradient matches central finite differences in float64") {
-  const Problem pr = make_problem(7);
+  const RefineProblem pr = make_refine_problem(7);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   std::vector<double> grad;
@@ -89,7 +89,7 @@ TEST_CASE("refine: analytic gradient matches central finite differences in float
 }
 
 TEST_CASE("refine: normal equations give the gradient as J^T r and Phi^T Phi in the weight block") {
-  const Problem pr = make_problem(11);
+  const RefineProblem pr = make_refine_problem(11);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   std::vector<double> grad, jtj, jte;
@@ -125,7 +125,7 @@ TEST_CASE("refine: normal equations give the gradient as J^T r and Phi^T Phi in 
 }
 
 TEST_CASE("refine: loss, gradient and predictions do not depend on the row chunk size") {
-  const Problem pr = make_problem(3);
+  const RefineProblem pr = make_refine_problem(3);
   auto a_ptr = make_engine<double>(pr);
   auto& a = *a_ptr;
   auto b_ptr = make_engine<double>(pr);
@@ -141,7 +141,7 @@ TEST_CASE("refine: loss, gradient and predictions do not depend on the row chunk
 }
 
 TEST_CASE("refine: float32 gradients agree with float64 to float precision") {
-  const Problem pr = make_problem(5);
+  const RefineProblem pr = make_refine_problem(5);
   auto e32_ptr = make_engine<float>(pr);
   auto& e32 = *e32_ptr;
   auto e64_ptr = make_engine<double>(pr);
@@ -152,7 +152,7 @@ TEST_CASE("refine: float32 gradients agree with float64 to float precision") {
 }
 
 TEST_CASE("refine: adam and lm lower the objective from the same start, lm faster on a small model") {
-  const Problem pr = make_problem(9, 6);
+  const RefineProblem pr = make_refine_problem(9, 6);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   model::RefineConfig adam;
@@ -189,7 +189,7 @@ TEST_CASE("refine: auto is lm up to kAutoLmParameters parameters and adam beyond
 }
 
 TEST_CASE("refine: the default settings cut a small model's objective by more than half, more than adam's") {
-  const Problem pr = make_problem(23, 6);
+  const RefineProblem pr = make_refine_problem(23, 6);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   const model::RefineConfig defaults;
@@ -204,7 +204,7 @@ TEST_CASE("refine: the default settings cut a small model's objective by more th
 }
 
 TEST_CASE("refine: the ridge term pulls the output weights toward zero") {
-  const Problem pr = make_problem(13, 6);
+  const RefineProblem pr = make_refine_problem(13, 6);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   model::RefineConfig c;
@@ -223,7 +223,7 @@ TEST_CASE("refine: the ridge term pulls the output weights toward zero") {
 }
 
 TEST_CASE("refine: the validation guard keeps the start when validation only gets worse") {
-  const Problem pr = make_problem(17);
+  const RefineProblem pr = make_refine_problem(17);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   model::RefineConfig c;
@@ -239,7 +239,7 @@ TEST_CASE("refine: the validation guard keeps the start when validation only get
 }
 
 TEST_CASE("refine: lm refuses a model too large to solve directly") {
-  const Problem pr = make_problem(19);
+  const RefineProblem pr = make_refine_problem(19);
   auto engine_ptr = make_engine<double>(pr);
   auto& engine = *engine_ptr;
   NodeParams big(model::kMaxLmParameters / 4, 3, 2);
@@ -249,7 +249,7 @@ TEST_CASE("refine: lm refuses a model too large to solve directly") {
 }
 
 TEST_CASE("refine: a stop request ends adam and lm after the current epoch") {
-  const Problem pr = make_problem(9, 6);
+  const RefineProblem pr = make_refine_problem(9, 6);
   auto engine_ptr = make_engine<double>(pr);
   std::atomic<bool> stop{true};
   model::RefineConfig c;
