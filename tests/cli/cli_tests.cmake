@@ -246,20 +246,23 @@ rbf_cli_test(output_ridge_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" N
   ARGS predict --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
 set_tests_properties(cli.output_ridge_predict PROPERTIES FIXTURES_REQUIRED ridge_model)
 # A fixed penalty applies as given: a huge one leaves the mean of the training targets.
+# (Cross-validation keeps 8 nodes on diabetes; --nodes 20 spares it growing up to 300 per fold, a
+# cost that grows tenfold under the sanitizers and qemu.)
 rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09\n.*all rows: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --linear-terms off --output-ridge 1e9 --out ridge_fixed.rbfn)
+    --log-level warn --linear-terms off --output-ridge 1e9 --nodes 20 --out ridge_fixed.rbfn)
 rbf_cli_test(output_ridge_negative EXIT 2 STDERR "--output-ridge must be 'auto' or a number >= 0, got '-1'"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --output-ridge -1)
 rbf_cli_test(output_ridge_default_auto STDOUT "\n  output_ridge: auto\n" ARGS train --print-config)
 
 # --- linear terms -----------------------------------------------------------------------------
 # Diabetes with linear terms: the summary reports them, inspect lists them (text and JSON), and
-# the model evaluates and predicts with them.
+# the model evaluates and predicts with them. Cross-validation keeps 0 nodes here and under 10
+# with linear terms off; --nodes 20 only spares it growing up to 300 per fold.
 rbf_cli_test(linear_terms_train
   STDOUT "\n  linear terms: 10 features, ridge [0-9.e+-]+ \\(chosen by generalized cross-validation\\)\n"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --linear-terms on --out linear.rbfn)
+    --log-level warn --linear-terms on --nodes 20 --out linear.rbfn)
 set_tests_properties(cli.linear_terms_train PROPERTIES FIXTURES_SETUP linear_model)
 rbf_cli_test(linear_terms_inspect
   STDOUT "\n  linear terms \\(standardized inputs and outputs\\):\n    progression: age -?[0-9.e+-]+, sex -?[0-9.e+-]+, bmi "
@@ -276,7 +279,7 @@ set_tests_properties(cli.linear_terms_inspect cli.linear_terms_inspect_json cli.
 # Off: no linear terms in the model.
 rbf_cli_test(linear_terms_off STDOUT "\"linear_ridge\": ?null"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
-    --log-level warn --linear-terms off --out linear_off.rbfn --metrics-json /dev/stdout)
+    --log-level warn --linear-terms off --nodes 20 --out linear_off.rbfn --metrics-json /dev/stdout)
 rbf_cli_test(linear_terms_bad_value EXIT 2 STDERR "--linear-terms must be "
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --linear-terms sometimes)
 rbf_cli_test(linear_terms_default_auto STDOUT "\n  linear_terms: auto\n" ARGS train --print-config)
