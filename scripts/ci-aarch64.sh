@@ -155,11 +155,8 @@ build_and_test() {
   cmake --build "$build" -j "$jobs" || fail "aarch64 build"
   $triple-readelf -h "$build/app/rbfnet" | grep -q "Machine: *AArch64" || fail "$build/app/rbfnet is not an aarch64 program"
   echo "== ci-aarch64: tests under qemu-aarch64"
-  # Emulation is 10-30x slower than native: allow each test generously more time. ctest's
-  # $jobs programs at once fill the cores, so each one's CPU backend defaults to one OpenMP
-  # thread (tests that ask for threads still get them): emulated thread wake-ups and joins
-  # cost a quarter of the CPU time otherwise.
-  (cd "$build" && OMP_NUM_THREADS=1 ctest --output-on-failure -j "$jobs" --timeout 900) || fail "tests under qemu-aarch64"
+  # Emulation is 10-30x slower than native: allow each test generously more time.
+  (cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 900) || fail "tests under qemu-aarch64"
 }
 
 # --- 4. models cross the architectures ----------------------------------------------------------

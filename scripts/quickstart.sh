@@ -135,13 +135,9 @@ sanitize_tree_build() {
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRBF_CUDA=OFF \
     -DRBF_SANITIZE=ON -DRBF_FUZZ=ON -DRBF_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON
 }
-# ctest runs $jobs test programs at once, which fills the cores; each program's CPU backend
-# then defaults to one OpenMP thread (OMP_NUM_THREADS=1; tests that ask for threads still get
-# them), sparing the sanitizers 22% of their CPU time in waking and joining threads.
 sanitize_tree_tests() {
   echo "== tests: ASan + UBSan build"
-  (cd "$sanitize_tree" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1 \
-    ctest --output-on-failure -j "$jobs")
+  (cd "$sanitize_tree" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
 }
 fuzz() {
   echo "== fuzzing: CSV reader, config loader, model reader (libFuzzer, ${RBF_FUZZ_SECONDS:-60} s each)"
