@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "gpu/cublas_library.hpp"
 #include "gpu/cuda_check.hpp"
 
 namespace rbf::gpu {
@@ -36,19 +37,20 @@ Context::Context(int device, model::GpuMemory memory) : device_(device) {
   if (mapped_inputs_ && properties_.canMapHostMemory == 0)
     throw Error(std::string("backend.gpu_memory asks for mapped host memory but device ") +
                 properties_.name + " cannot map host memory");
+  cublas();  // opened (or refused) before the stream exists, so a failure leaks nothing
   RBF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  const cublasStatus_t blas_status = cublasCreate(&blas_);
+  const cublasStatus_t blas_status = cublas().create(&blas_);
   if (blas_status != CUBLAS_STATUS_SUCCESS) {
     RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     RBF_CUBLAS_CHECK(blas_status);
   }
   try {
-    RBF_CUBLAS_CHECK(cublasSetStream(blas_, stream_));
-    RBF_CUBLAS_CHECK(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_DEVICE));
+    RBF_CUBLAS_CHECK(cublas().set_stream(blas_, stream_));
+    RBF_CUBLAS_CHECK(cublas().set_pointer_mode(blas_, CUBLAS_POINTER_MODE_DEVICE));
     // Plain IEEE float32: TF32 tensor-core math would break agreement with the CPU backend.
-    RBF_CUBLAS_CHECK(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH));
+    RBF_CUBLAS_CHECK(cublas().set_math_mode(blas_, CUBLAS_DEFAULT_MATH));
   } catch (...) {
-    RBF_CUBLAS_CHECK_LOG(cublasDestroy(blas_));
+    RBF_CUBLAS_CHECK_LOG(cublas().destroy(blas_));
     RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     throw;
   }
@@ -56,7 +58,7 @@ Context::Context(int device, model::GpuMemory memory) : device_(device) {
 
 Context::~Context() {
   cudaSetDevice(device_);
-  RBF_CUBLAS_CHECK_LOG(cublasDestroy(blas_));
+  RBF_CUBLAS_CHECK_LOG(cublas().destroy(blas_));
   RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
 }
 

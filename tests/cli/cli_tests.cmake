@@ -191,6 +191,19 @@ rbf_cli_test(bench_repeat_not_a_number EXIT 2 STDERR "--repeat must be an intege
   ARGS bench --synthetic 100,5 --backends cpu --repeat 3x --out never-made)
 rbf_cli_test(bench_too_few_dims EXIT 2 STDERR "--synthetic needs DIMS >= 5" ARGS bench --synthetic 100,3)
 rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS calibrate --help)
+if(RBF_HAVE_CUDA AND NOT CMAKE_CROSSCOMPILING)
+  # cuBLAS is opened by the first GPU context only (gpu/cublas_library.cpp): a run that never
+  # trains on a GPU must not load it. The loader's own trace (LD_DEBUG) shows what was loaded;
+  # libstdc++ in it shows that the trace worked.
+  add_test(NAME cli.cpu_run_loads_no_cublas
+    COMMAND ${CMAKE_COMMAND}
+      "-DCMD=${CMAKE_COMMAND}@@-E@@env@@LD_DEBUG=files@@$<TARGET_FILE:rbfnet>@@train@@--data@@${RBF_CLI_DATA}/good.csv@@--target@@y@@--nodes@@2@@--backend@@cpu@@--quiet@@--out@@${RBF_CLI_WORK_DIR}/no-cublas.rbfn"
+      "-DEXPECT_STDERR=file=libstdc"
+      "-DREJECT_STDERR=libcublas"
+      -P ${RBF_CLI_TEST_DIR}/expect.cmake
+    WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+  set_tests_properties(cli.cpu_run_loads_no_cublas PROPERTIES LABELS cli)
+endif()
 if(NOT RBF_HAVE_CUDA)
   rbf_cli_test(calibrate_without_cuda EXIT 2 STDERR "no GPU to calibrate: this rbfnet was built without CUDA"
     ARGS calibrate)

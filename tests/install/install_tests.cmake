@@ -6,7 +6,7 @@ string(REPLACE ";" "@@" _rbf_install_emulator "${CMAKE_CROSSCOMPILING_EMULATOR}"
 if(NOT CMAKE_CROSSCOMPILING)
   set(_rbf_install_emulator "")
 endif()
-# The consumer finds the CUDA toolkit this build used (the package needs CUDA::cudart, cublas).
+# The consumer finds the CUDA toolkit this build used (the package needs CUDA::cudart).
 set(_rbf_install_cuda_root "${CUDAToolkit_ROOT}")
 if(RBF_HAVE_CUDA AND NOT _rbf_install_cuda_root AND CUDAToolkit_BIN_DIR)
   get_filename_component(_rbf_install_cuda_root "${CUDAToolkit_BIN_DIR}" DIRECTORY)
