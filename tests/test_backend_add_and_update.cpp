@@ -51,11 +51,13 @@ void check_add_and_update(const std::string& which) {
 template <typename T>
 void check_reserve_nodes(const std::string& which) {
   CAPTURE(which);
-  const Problem p = make_problem(600, 3, 1, 40, 90, 5);
+  const Problem p = make_problem(250, 3, 1, 40, 90, 5);
   const Growth plain = [&] {
     auto b = make<T>(which);
     return grow(*b, p, 70, 0.0);
   }();
+  // 70 nodes: past the GPU's first basis allocation (64 columns) and past the smaller hint.
+  REQUIRE(plain.chosen.size() == 70);
   // Fewer nodes than grown (the basis grows past the hint), as many, and more than there are
   // candidates.
   for (const std::size_t hint : {std::size_t{10}, std::size_t{70}, std::size_t{1} << 40}) {
