@@ -19,8 +19,8 @@
 #include "data/file_plan.hpp"
 #include "data/paths.hpp"
 #include "data/synthetic.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
-#include "model/contracts/host_memory.hpp"
+#include "contracts/gpu_entry_points.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/cross_validation.hpp"
 #include "model/trainer.hpp"
 

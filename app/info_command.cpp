@@ -13,7 +13,7 @@
 
 #include "app/commands.hpp"
 #include "cpu/simd_variant.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 #ifndef RBF_INFO_BUILD_TYPE
 #define RBF_INFO_BUILD_TYPE ""

@@ -6,7 +6,7 @@
 
 #include "app/cpu_model.hpp"
 #include "cpu/cpu_threads.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "rbf_source_commit.hpp"
 
 namespace rbf::app {

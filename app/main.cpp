@@ -15,7 +15,7 @@
 #include "app/omp_wait_policy.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 namespace rbf::app {
 namespace {

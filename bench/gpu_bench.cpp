@@ -24,7 +24,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "gpu/kernels.hpp"
 #include "model/trainer.hpp"
 

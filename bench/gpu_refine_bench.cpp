@@ -16,8 +16,8 @@
 #include "gpu/cuda_context.hpp"
 #include "gpu/cuda_refine_engine.hpp"
 #include "gpu/device_buffer.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/gpu_entry_points.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::bench {
 namespace {

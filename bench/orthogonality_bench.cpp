@@ -21,9 +21,9 @@
 
 #include "data/scaler.hpp"
 #include "data/synthetic.hpp"
-#include "model/contracts/backend.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/cpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-# The dependency direction, enforced by include paths: data <- model/contracts <- cpu, gpu
+# The dependency direction, enforced by include paths: data <- contracts <- cpu, gpu
 # <- model <- app. Each library sees, as its include root, a folder of links to only the
 # source folders it may include (build/layers/<layer>/), so an include against the direction
 # ("gpu/..." from model/, "model/trainer.hpp" from cpu/) fails to compile. tests/ checks that
@@ -6,7 +6,7 @@
 set(RBF_LAYERS_DIR ${PROJECT_BINARY_DIR}/layers)
 
 # rbf_layer_view(NAME FOLDER...): build/layers/NAME/FOLDER links to the source FOLDER, for
-# each FOLDER given (relative to the source root, e.g. "data" or "model/contracts").
+# each FOLDER given (relative to the source root, e.g. "data" or "contracts").
 function(rbf_layer_view name)
   foreach(folder IN LISTS ARGN)
     set(link ${RBF_LAYERS_DIR}/${name}/${folder})
@@ -19,7 +19,7 @@ function(rbf_layer_view name)
 endfunction()
 
 rbf_layer_view(data data)
-rbf_layer_view(contracts model/contracts)
+rbf_layer_view(contracts contracts)
 rbf_layer_view(cpu cpu)
 rbf_layer_view(gpu gpu)
 rbf_layer_view(model model)

@@ -1,5 +1,5 @@
-// The CPU backend's entry points (declared in model/contracts/cpu_entry_points.hpp).
-#include "model/contracts/cpu_entry_points.hpp"
+// The CPU backend's entry points (declared in contracts/cpu_entry_points.hpp).
+#include "contracts/cpu_entry_points.hpp"
 
 #include "cpu/eigen_backend.hpp"
 #include "cpu/eigen_refine_engine.hpp"

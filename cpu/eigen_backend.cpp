@@ -7,9 +7,9 @@
 #include <string>
 
 #include "data/errors.hpp"
-#include "model/contracts/candidate_storage.hpp"
-#include "model/contracts/host_memory.hpp"
-#include "model/contracts/gaussian_columns.hpp"
+#include "contracts/candidate_storage.hpp"
+#include "contracts/host_memory.hpp"
+#include "contracts/gaussian_columns.hpp"
 
 #include "cpu/cpu_threads.hpp"
 #include "cpu/idle_cores.hpp"

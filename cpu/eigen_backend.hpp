@@ -10,7 +10,7 @@
 
 #include "cpu/matrix_free_layout.hpp"
 #include "cpu/simd_variant.hpp"
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 
 namespace rbf::cpu {
 

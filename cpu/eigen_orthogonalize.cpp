@@ -5,7 +5,7 @@
 // The rest runs over cache-sized row blocks of Q, in parallel: u_b = phi_b - Q_b h1, the
 // blocks' shares of ||u||^2 and ||phi||^2, and the block's share of h2 = Q^T u in the same
 // visit (Q_b is still in cache). Only when ||u|| < ||phi|| / sqrt(2) (the DGKS test,
-// model/contracts/reorthogonalization.hpp) is the second projection applied, u -= Q h2, in
+// contracts/reorthogonalization.hpp) is the second projection applied, u -= Q h2, in
 // a second visit. So Q is read from memory once per node when the first projection is
 // enough and twice when it is not (one read more for an off-pool node, whose h1 is computed
 // here), where it used to be read twice always.
@@ -23,7 +23,7 @@
 
 #include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
-#include "model/contracts/reorthogonalization.hpp"
+#include "contracts/reorthogonalization.hpp"
 
 namespace rbf::cpu {
 

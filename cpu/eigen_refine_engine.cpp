@@ -1,4 +1,4 @@
-// Eigen CPU refinement engine: the formulas of model/contracts/refine_engine.hpp as per-chunk GEMMs.
+// Eigen CPU refinement engine: the formulas of contracts/refine_engine.hpp as per-chunk GEMMs.
 //
 // Rows are cut into fixed chunks; each chunk's partial sums (small: nodes x (d + 1 + k))
 // are computed in T, in parallel, and added in chunk order in double, so results do not

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::cpu {
 

@@ -11,7 +11,7 @@
 
 #include "cpu/cpu_threads.hpp"
 #include "cpu/eigen_backend.hpp"
-#include "model/contracts/gaussian_columns.hpp"
+#include "contracts/gaussian_columns.hpp"
 
 namespace rbf::cpu {
 

@@ -4,7 +4,7 @@
 
 #include "cpu/eigen_backend.hpp"
 #include "data/errors.hpp"
-#include "model/contracts/gaussian_columns.hpp"
+#include "contracts/gaussian_columns.hpp"
 
 namespace rbf::cpu {
 

@@ -1,5 +1,5 @@
-// The machine's available host memory (model/contracts/host_memory.hpp).
-#include "model/contracts/host_memory.hpp"
+// The machine's available host memory (contracts/host_memory.hpp).
+#include "contracts/host_memory.hpp"
 
 #include <unistd.h>
 

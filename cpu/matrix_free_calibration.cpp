@@ -7,7 +7,7 @@
 
 #include "cpu/gaussian_scoring_kernel.hpp"
 #include "cpu/matrix_free_layout.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

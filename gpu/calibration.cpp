@@ -2,7 +2,7 @@
 // kernels of its own): allocation, synchronization and launch costs, device and host->device
 // bandwidth, and the rate of the matrix-free scoring pass. Start-up is what opening the
 // context took, timed by the caller.
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 #include <cuda_runtime_api.h>
 

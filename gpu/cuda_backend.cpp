@@ -11,7 +11,7 @@
 
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
-#include "model/contracts/candidate_storage.hpp"
+#include "contracts/candidate_storage.hpp"
 
 namespace rbf::gpu {
 namespace {
@@ -199,7 +199,7 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
     if (rows[c] >= total_rows())
       throw RuntimeError("gpu backend: candidate " + std::to_string(c) + " names row " +
                          std::to_string(rows[c]) + " of " + std::to_string(total_rows()));
-    gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as model/contracts/gaussian_columns.hpp
+    gamma[c] = T(1) / (T(2) * widths[c] * widths[c]);  // as contracts/gaussian_columns.hpp
     double max_abs = 0.0;
     for (std::size_t j = 0; j < d_; ++j) max_abs = std::max(max_abs, std::fabs(static_cast<double>(centers[c * d_ + j])));
     free_candidates_range_.add_candidate(max_abs, static_cast<double>(gamma[c]));

@@ -15,8 +15,8 @@
 #include "gpu/device_timing.hpp"
 #include "gpu/kernels.hpp"
 #include "gpu/matrix_free_kernels.hpp"
-#include "model/contracts/backend.hpp"
-#include "model/contracts/backend_options.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/backend_options.hpp"
 
 namespace rbf::gpu {
 

@@ -5,7 +5,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "model/contracts/device_error.hpp"
+#include "contracts/device_error.hpp"
 
 namespace rbf::gpu {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "model/contracts/backend_options.hpp"
+#include "contracts/backend_options.hpp"
 
 namespace rbf::gpu {
 

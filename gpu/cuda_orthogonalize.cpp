@@ -2,7 +2,7 @@
 //
 // h1 = Q^T phi comes from the projection history for an unused candidate (cuBLAS gemv for an
 // off-pool node). Then, with no copy back between them: one pass over Q for u = phi - Q h1,
-// ||u||, ||phi||, the DGKS decision (model/contracts/reorthogonalization.hpp) and, from the
+// ||u||, ||phi||, the DGKS decision (contracts/reorthogonalization.hpp) and, from the
 // same tiles while they are in cache, the blocks' shares of h2 = Q^T u; a small kernel that
 // sums the shares (only when the decision asks for the second projection); and u -= Q h2
 // (again only when asked) with the norms, h and a = q^T E. So Q is read once per candidate
@@ -25,8 +25,8 @@
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
-#include "model/contracts/gaussian_columns.hpp"
-#include "model/contracts/reorthogonalization.hpp"
+#include "contracts/gaussian_columns.hpp"
+#include "contracts/reorthogonalization.hpp"
 
 namespace rbf::gpu {
 

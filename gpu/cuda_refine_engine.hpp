@@ -9,7 +9,7 @@
 
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::gpu {
 

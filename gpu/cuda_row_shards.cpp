@@ -1,6 +1,6 @@
 // The CUDA backend as one shard of a row-sharded model: its sums over rows through the group.
 //
-// Each sum crosses the group through host memory (model/contracts/row_shards.hpp): a handful of
+// Each sum crosses the group through host memory (contracts/row_shards.hpp): a handful of
 // small vectors per iteration (a, h, the norms, z per candidate), microseconds next to a
 // pass over millions of rows. Values are summed in double and rounded back to T once.
 #include <algorithm>

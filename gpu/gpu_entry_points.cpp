@@ -1,6 +1,6 @@
-// The CUDA backend's entry points (declared in model/contracts/gpu_entry_points.hpp) for CUDA
+// The CUDA backend's entry points (declared in contracts/gpu_entry_points.hpp) for CUDA
 // builds: device listing, opening a device, and the backend and refinement engine factories.
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,5 +1,5 @@
 // The CUDA backend's entry points for builds without CUDA: each says so plainly.
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 #include "data/errors.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gpu/cuda_check.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 #ifdef RBF_HAVE_NCCL
 #include <dlfcn.h>

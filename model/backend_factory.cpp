@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/switching/gpu_count_rule.hpp"
 #include "model/local_row_shards.hpp"
 #include "model/sharded_backend.hpp"

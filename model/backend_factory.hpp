@@ -1,5 +1,5 @@
 // The run's backend factory: the one place that names both backends (through their entry
-// points in model/contracts/), and the owner of the run's one GPU context.
+// points in contracts/), and the owner of the run's one GPU context.
 #pragma once
 
 #include <memory>
@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "model/config.hpp"
-#include "model/contracts/backend.hpp"
-#include "model/contracts/backend_options.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/backend_options.hpp"
+#include "contracts/gpu_entry_points.hpp"
+#include "contracts/refine_engine.hpp"
 #include "model/switching/calibration_cache.hpp"
 
 namespace rbf::model {

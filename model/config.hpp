@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend_options.hpp"
+#include "contracts/backend_options.hpp"
 
 namespace rbf::model {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "model/contracts/device_error.hpp"
-#include "model/contracts/backend.hpp"
+#include "contracts/device_error.hpp"
+#include "contracts/backend.hpp"
 #include "model/forwarding_backend.hpp"
 
 namespace rbf::model {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 
 namespace rbf::model {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <type_traits>
 
-#include "model/contracts/host_memory.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/switching/start_rule.hpp"
 #include "model/switching/storage_rule.hpp"
 

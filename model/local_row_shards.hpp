@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "model/contracts/row_shards.hpp"
+#include "contracts/row_shards.hpp"
 
 namespace rbf::model {
 

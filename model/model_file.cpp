@@ -12,7 +12,7 @@
 
 #include "data/atomic_file.hpp"
 #include "data/errors.hpp"
-#include "model/contracts/host_memory.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/model_file_format.hpp"
 
 namespace rbf::model {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "model/config.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::model {
 

@@ -1,4 +1,4 @@
-// A backend made of K row shards (model/contracts/row_shards.hpp): each shard's backend holds
+// A backend made of K row shards (contracts/row_shards.hpp): each shard's backend holds
 // a contiguous block of the training and validation rows, and every call runs on all shards
 // at once, each on its own persistent thread. The candidate memory cap of set_candidates is
 // for the whole Phi_C; each shard gets its rows' share of it.
@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
-#include "model/contracts/row_shards.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/row_shards.hpp"
 
 namespace rbf::model {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 #include "model/config.hpp"
 #include "model/fit_scores.hpp"
 #include "model/network.hpp"

@@ -9,7 +9,7 @@
 #include "data/dataset.hpp"
 #include "data/scaler.hpp"
 #include "data/split.hpp"
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 #include "model/config.hpp"
 
 namespace rbf::model::detail {

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "model/config.hpp"
-#include "model/contracts/backend.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/cpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/local_row_shards.hpp"
 #include "model/sharded_backend.hpp"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 
 namespace rbf::test {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 #include "tests/backend_parity_support.hpp"
 
 using namespace rbf::test::parity;

@@ -13,9 +13,9 @@
 
 #include "data/errors.hpp"
 #include "model/config.hpp"
-#include "model/contracts/backend.hpp"
-#include "model/contracts/device_error.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/device_error.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "tests/backend_parity_support.hpp"
 #include "tests/parity_support.hpp"
 

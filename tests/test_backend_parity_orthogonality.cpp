@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "data/split.hpp"
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 #include "tests/backend_parity_support.hpp"
 
 using namespace rbf::test::parity;

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "data/synthetic.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
-#include "model/contracts/device_error.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
+#include "contracts/device_error.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/trainer.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 #include "tests/backend_parity_support.hpp"
 #include "tests/parity_support.hpp"
 #include "tests/validation_sums_reference.hpp"

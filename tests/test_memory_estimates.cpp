@@ -5,7 +5,7 @@
 #include <string>
 
 #include "data/errors.hpp"
-#include "model/contracts/host_memory.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/trainer.hpp"
 #include "model/training_memory.hpp"
 

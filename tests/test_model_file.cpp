@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "data/errors.hpp"
-#include "model/contracts/host_memory.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/model_file.hpp"
 #include "model/model_file_format.hpp"
 #include "model/network.hpp"

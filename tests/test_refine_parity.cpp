@@ -14,12 +14,12 @@
 
 #include "data/errors.hpp"
 #include "data/split.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "model/config.hpp"
 #include "cpu/eigen_refine_engine.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/refine.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/refine_engine.hpp"
 #include "tests/parity_support.hpp"
 #ifdef RBF_TEST_GPU
 #include "gpu/cuda_refine_engine.hpp"

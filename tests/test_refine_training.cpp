@@ -14,7 +14,7 @@
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
 #include "data/synthetic.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/model_file.hpp"
 #include "model/refine.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "data/synthetic.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/trainer.hpp"
 #include "model/training_state.hpp"
 

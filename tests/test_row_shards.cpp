@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "data/synthetic.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
-#include "model/contracts/device_error.hpp"
+#include "contracts/cpu_entry_points.hpp"
+#include "contracts/device_error.hpp"
 #include "model/forwarding_backend.hpp"
 #include "model/local_row_shards.hpp"
 #include "model/sharded_backend.hpp"

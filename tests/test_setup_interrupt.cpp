@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "data/synthetic.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "model/trainer.hpp"
 #include "model/training_data.hpp"
 #include "model/training_state.hpp"

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "model/config.hpp"
-#include "model/contracts/candidate_storage.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
-#include "model/contracts/host_memory.hpp"
+#include "contracts/candidate_storage.hpp"
+#include "contracts/cpu_entry_points.hpp"
+#include "contracts/host_memory.hpp"
 #include "model/switching/start_rule.hpp"
 
 using namespace rbf::model;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "model/switching/start_rule.hpp"
-#include "model/contracts/gpu_entry_points.hpp"
+#include "contracts/gpu_entry_points.hpp"
 #include "model/switching/calibration_cache.hpp"
 #include "model/switching/switch_rule.hpp"
 

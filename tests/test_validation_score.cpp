@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "data/csv_reader.hpp"
 #include "data/synthetic.hpp"
 #include "model/forwarding_backend.hpp"

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
+#include "contracts/backend.hpp"
 
 namespace rbf::test {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "model/config.hpp"
-#include "model/contracts/gpu_calibration.hpp"
+#include "contracts/gpu_calibration.hpp"
 #include "model/switching/cost_model.hpp"
 
 namespace rbf::model {

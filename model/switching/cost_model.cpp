@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::model {
 

@@ -31,7 +31,7 @@ double iteration_bytes(const IterationShape& shape);
 // unused * rows * (3 d + 20); 0 when Phi_C is stored.
 double iteration_flops(const IterationShape& shape);
 // One refinement epoch of the current nodes. Adam: one loss and gradient, about ten passes
-// over the N x nodes activations and the GEMMs of model/contracts/refine_engine.hpp. Levenberg-
+// over the N x nodes activations and the GEMMs of contracts/refine_engine.hpp. Levenberg-
 // Marquardt: the Gauss-Newton system J^T J (N k P^2 more flops, P parameters) and, on
 // average, two trial losses.
 double refine_epoch_bytes(const IterationShape& shape);

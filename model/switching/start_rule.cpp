@@ -8,8 +8,8 @@
 #include <mutex>
 #include <vector>
 
-#include "model/contracts/candidate_storage.hpp"
-#include "model/contracts/cpu_entry_points.hpp"
+#include "contracts/candidate_storage.hpp"
+#include "contracts/cpu_entry_points.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

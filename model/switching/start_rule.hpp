@@ -10,7 +10,7 @@
 namespace rbf::model {
 
 // The first iteration of a run, before any backend exists: `candidates_unused` columns to
-// score, Phi_C stored as model/contracts/candidate_storage.hpp decides for
+// score, Phi_C stored as contracts/candidate_storage.hpp decides for
 // `memory_budget_bytes` (the config's cap, which binds every backend).
 IterationShape first_iteration_shape(std::size_t rows, std::size_t features, std::size_t outputs,
                                      std::size_t candidates_unused, std::size_t validation_rows,

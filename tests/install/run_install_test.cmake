@@ -32,7 +32,7 @@ file(RENAME ${staged} ${prefix})
 foreach(path bin/rbfnet ${LIBDIR}/librbf_model.a ${LIBDIR}/librbf_data.a ${LIBDIR}/librbf_gpu.a ${LIBDIR}/librbf_cpu.a
              ${LIBDIR}/cmake/rbfnet/rbfnetConfig.cmake ${LIBDIR}/cmake/rbfnet/rbfnetConfigVersion.cmake
              ${LIBDIR}/cmake/rbfnet/rbfnetTargets.cmake include/rbfnet/model/network.hpp
-             include/rbfnet/model/model_file.hpp include/rbfnet/data/dataset.hpp include/rbfnet/model/contracts/gpu_entry_points.hpp
+             include/rbfnet/model/model_file.hpp include/rbfnet/data/dataset.hpp include/rbfnet/contracts/gpu_entry_points.hpp
              share/rbfnet/configs/default.yaml share/rbfnet/configs/tx2.yaml)
   if(NOT EXISTS ${prefix}/${path})
     message(FATAL_ERROR "the installed tree has no ${path}")

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend_options.hpp"
+#include "contracts/backend_options.hpp"
 
 namespace rbf::model {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend.hpp"
-#include "model/contracts/backend_options.hpp"
-#include "model/contracts/device_error.hpp"
-#include "model/contracts/gpu_calibration.hpp"
-#include "model/contracts/refine_engine.hpp"
-#include "model/contracts/row_shards.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/backend_options.hpp"
+#include "contracts/device_error.hpp"
+#include "contracts/gpu_calibration.hpp"
+#include "contracts/refine_engine.hpp"
+#include "contracts/row_shards.hpp"
 
 namespace rbf::gpu {
 

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "model/contracts/backend.hpp"
-#include "model/contracts/backend_options.hpp"
-#include "model/contracts/refine_engine.hpp"
+#include "contracts/backend.hpp"
+#include "contracts/backend_options.hpp"
+#include "contracts/refine_engine.hpp"
 
 namespace rbf::cpu {
 

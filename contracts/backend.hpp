@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "model/contracts/backend_options.hpp"
-#include "model/contracts/row_shards.hpp"
+#include "contracts/backend_options.hpp"
+#include "contracts/row_shards.hpp"
 
 namespace rbf::model {
 
@@ -76,7 +76,7 @@ class Backend {
   // clears it first.
   virtual void set_setup_stop(const std::atomic<bool>* stop) { setup_stop_ = stop; }
 
-  // Makes this backend one shard of a row-sharded model (model/contracts/row_shards.hpp): it
+  // Makes this backend one shard of a row-sharded model (contracts/row_shards.hpp): it
   // then holds only the rows it is given, `rows` passed to set_candidates count among all
   // training rows, and every sum over rows goes through `shards`. Called before
   // set_training_data. Without it (the default) the backend holds every row. A backend that
@@ -92,7 +92,7 @@ class Backend {
   virtual void set_validation_data(const T* x, std::size_t nv) = 0;
   // Defines the candidate pool: centers (count x d row-major), widths (count) and the
   // training row each center came from. Phi_C is stored when store_candidates
-  // (model/contracts/candidate_storage.hpp) allows it within `memory_budget_bytes` and the
+  // (contracts/candidate_storage.hpp) allows it within `memory_budget_bytes` and the
   // backend's own memory, else evaluated tile by tile on every pass with identical results.
   virtual void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
                               std::size_t count, double memory_budget_bytes) = 0;
@@ -121,7 +121,7 @@ class Backend {
   virtual Selection select_max_residual() = 0;
 
   // Adds candidate c: phi = phi_c, CGS2 against Q (h = Q^T phi; u = phi - Q h; a second
-  // time only when ||u|| < ||phi|| / sqrt(2), see model/contracts/reorthogonalization.hpp),
+  // time only when ||u|| < ||phi|| / sqrt(2), see contracts/reorthogonalization.hpp),
   // q = u / ||u|| appended to Q, and c marked used. Writes the total h (t+1 values) and
   // returns ||u||. When ||u||^2 <= tol * ||phi||^2 the candidate is dependent (the same
   // test as n_c - s_c <= tol * n_c): Q is left unchanged, c is marked used and 0 is returned.
@@ -181,7 +181,7 @@ class Backend {
   // Nodes in Q, bias excluded.
   virtual std::size_t nodes() const = 0;
   // add_node and add_node_at calls, since the backend was made, whose CGS projected phi a
-  // second time (the DGKS test of model/contracts/reorthogonalization.hpp; the others read
+  // second time (the DGKS test of contracts/reorthogonalization.hpp; the others read
   // Q once less). A statistic for tests and cost logs.
   virtual std::size_t reorthogonalizations() const = 0;
   // Bytes of memory (host or device) the backend holds now.
