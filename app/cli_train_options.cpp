@@ -53,28 +53,25 @@ void ConfigFlags::add_config_file(CLI::App& command) {
 
 CLI::Option* ConfigFlags::add_value(CLI::App& command, const std::string& flag, const std::string& key_path,
                                     const std::string& value_name, const std::string& help) {
-  bindings_.emplace_back();
-  Binding& binding = bindings_.back();
-  binding.flag = flag;
-  binding.key_path = key_path;
-  binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
-                       ->type_name(value_name)
-                       ->expected(1)
-                       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-                       ->allow_extra_args(false);  // else CLI11 reads "[a]" as the list {a}
-  return binding.option;
+  return add_binding(command, flag, key_path, value_name, help, false);
 }
 
 CLI::Option* ConfigFlags::add_list(CLI::App& command, const std::string& flag, const std::string& key_path,
                                    const std::string& value_name, const std::string& help) {
+  // build_from splits the value at commas itself, so that "\," can stand for a comma inside a
+  // column name.
+  return add_binding(command, flag, key_path, value_name, help, true);
+}
+
+CLI::Option* ConfigFlags::add_binding(CLI::App& command, const std::string& flag, const std::string& key_path,
+                                      const std::string& value_name, const std::string& help, bool is_list) {
   bindings_.emplace_back();
   Binding& binding = bindings_.back();
   binding.flag = flag;
   binding.key_path = key_path;
+  binding.is_list = is_list;
   // One value per occurrence (so a stray word is not swallowed); a repeated flag replaces the
-  // list like any other repeated flag. build_from splits the value at commas itself, so that
-  // "\," can stand for a comma inside a column name.
-  binding.is_list = true;
+  // value, or the list, like any other repeated flag.
   binding.option = command.add_option(flag, binding.values, with_key(help, key_path))
                        ->type_name(value_name)
                        ->expected(1)

@@ -44,6 +44,10 @@ class ConfigFlags {
   const std::string& config_file() const { return config_path_; }
 
  private:
+  // add_value and add_list: one flag bound to one key.
+  CLI::Option* add_binding(CLI::App& command, const std::string& flag, const std::string& key_path,
+                           const std::string& value_name, const std::string& help, bool is_list);
+
   struct Binding {
     std::string flag;
     std::string key_path;
