@@ -4,7 +4,7 @@
 #
 #   bin/rbfnet
 #   lib/librbf_{data,model,cpu,gpu}.a, lib/cmake/rbfnet/rbfnet{Config,ConfigVersion,Targets}.cmake
-#   include/rbfnet/{data,model,cpu,gpu}/*.hpp   (included as "model/network.hpp", as in the tree)
+#   include/rbfnet/{data,contracts,model,cpu,gpu}/*.hpp   (included as "model/network.hpp", as in the tree)
 #   share/rbfnet/configs/*.yaml, share/doc/rbfnet/
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -59,9 +59,10 @@ install(TARGETS ${_rbf_libraries} rbf_flags EXPORT rbfnetTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Public headers: the data and model layers whole, and the GPU headers that include no CUDA
+# Public headers: the data, contracts and model layers whole, and the GPU headers that include no CUDA
 # header (the CUDA backend's internals stay private; the package works without a toolkit).
 install(DIRECTORY data/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/data FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY contracts/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/contracts FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY model/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/model FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY cpu/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/cpu FILES_MATCHING PATTERN "*.hpp")
 file(GLOB _rbf_gpu_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/gpu/*.hpp)
