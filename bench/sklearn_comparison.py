@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """rbfnet's estimators against scikit-learn's RBF-kernel SVR/SVC and KernelRidge on the same
-train/test splits; prints the Markdown table of README.md ("Python").
+train/test splits; prints the Markdown table of docs/USAGE.md ("Against scikit-learn").
 
 rbfnet runs with its default configuration, untuned. scikit-learn's models are tuned by a
 5-fold GridSearchCV on the training 75% (inputs standardized and, for the kernel regressors,

@@ -190,6 +190,18 @@ rbf_cli_test(bench_repeat_zero EXIT 2 STDERR "--repeat must be an integer from 1
 rbf_cli_test(bench_repeat_not_a_number EXIT 2 STDERR "--repeat must be an integer from 1 to 1000, got '3x'"
   ARGS bench --synthetic 100,5 --backends cpu --repeat 3x --out never-made)
 rbf_cli_test(bench_too_few_dims EXIT 2 STDERR "--synthetic needs DIMS >= 5" ARGS bench --synthetic 100,3)
+# docs/USAGE.md's flags tables are the program's own (rbfnet help COMMAND --markdown).
+if(NOT CMAKE_CROSSCOMPILING)
+  foreach(command train)
+    add_test(NAME cli.usage_flags_${command}
+      COMMAND ${CMAKE_COMMAND} -DRBFNET=$<TARGET_FILE:rbfnet> -DCOMMAND=${command}
+        -DUSAGE=${PROJECT_SOURCE_DIR}/docs/USAGE.md -P ${RBF_CLI_TEST_DIR}/usage_flags.cmake)
+    set_tests_properties(cli.usage_flags_${command} PROPERTIES LABELS cli)
+  endforeach()
+endif()
+rbf_cli_test(markdown_unknown_command EXIT 2
+  STDERR "'rbfnet help COMMAND --markdown' needs one of the commands train, .*got 'trian'"
+  ARGS help trian --markdown)
 rbf_cli_test(calibrate_help STDOUT "Usage: rbfnet calibrate.*--gpu-device" ARGS calibrate --help)
 if(RBF_HAVE_CUDA AND NOT CMAKE_CROSSCOMPILING)
   # cuBLAS is opened by the first GPU context only (gpu/cublas_library.cpp): a run that never
