@@ -3,11 +3,8 @@
 #include "model/sharded_backend.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "data/errors.hpp"
@@ -22,83 +19,6 @@ std::size_t shard_first_row(std::size_t rows, std::size_t shards, std::size_t sh
 std::size_t shard_rows(std::size_t rows, std::size_t shards, std::size_t shard) {
   return rows / shards + (shard < rows % shards ? 1 : 0);
 }
-
-// ---- ShardWorkers ----
-
-struct ShardWorkers::State {
-  std::mutex mutex;
-  std::condition_variable start, done;
-  const std::function<void(std::size_t)>* task = nullptr;
-  const std::function<void(std::size_t)>* on_failure = nullptr;
-  std::size_t generation = 0;  // tasks posted so far
-  std::size_t finished = 0;    // workers done with the current task
-  bool stopping = false;
-  std::vector<std::thread> threads;
-};
-
-ShardWorkers::ShardWorkers(std::size_t count) : state_(new State), errors_(count) {
-  try {
-    for (std::size_t i = 0; i < count; ++i) state_->threads.emplace_back([this, i] { work(i); });
-  } catch (...) {
-    {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      state_->stopping = true;
-    }
-    state_->start.notify_all();
-    for (auto& thread : state_->threads) thread.join();
-    throw;
-  }
-}
-
-ShardWorkers::~ShardWorkers() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->stopping = true;
-  }
-  state_->start.notify_all();
-  for (auto& thread : state_->threads) thread.join();
-}
-
-void ShardWorkers::work(std::size_t index) {
-  std::size_t seen = 0;
-  for (;;) {
-    std::unique_lock<std::mutex> lock(state_->mutex);
-    state_->start.wait(lock, [&] { return state_->stopping || state_->generation != seen; });
-    if (state_->stopping) return;
-    seen = state_->generation;
-    const auto* task = state_->task;
-    const auto* on_failure = state_->on_failure;
-    lock.unlock();
-    std::exception_ptr error;
-    try {
-      (*task)(index);
-    } catch (...) {
-      error = std::current_exception();
-      try {
-        (*on_failure)(index);
-      } catch (...) {
-        // The task's own exception is the one to report.
-      }
-    }
-    lock.lock();
-    errors_[index] = error;
-    if (++state_->finished == errors_.size()) state_->done.notify_all();
-  }
-}
-
-const std::vector<std::exception_ptr>& ShardWorkers::run(const std::function<void(std::size_t)>& task,
-                                                         const std::function<void(std::size_t)>& on_failure) {
-  std::unique_lock<std::mutex> lock(state_->mutex);
-  state_->task = &task;
-  state_->on_failure = &on_failure;
-  state_->finished = 0;
-  ++state_->generation;
-  state_->start.notify_all();
-  state_->done.wait(lock, [&] { return state_->finished == errors_.size(); });
-  return errors_;
-}
-
-// ---- ShardedBackend ----
 
 namespace {
 
