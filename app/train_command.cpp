@@ -5,6 +5,8 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <functional>
+#include <string>
 
 #include "app/checkpoint_file.hpp"
 #include "app/commands.hpp"
@@ -65,16 +67,21 @@ class InterruptGuard {
   void (*previous_term_)(int) = SIG_DFL;
 };
 
-}  // namespace
+// What `rbfnet train` read: the data set (training rows first, then any validation file's)
+// and the digests that the model and a checkpoint record.
+struct TrainInputs {
+  data::Dataset dataset;
+  std::size_t training_rows = 0;
+  std::string data_sha256;   // of the training file
+  std::string state_sha256;  // of the training file followed by the validation file, if any
+};
 
-int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file,
-              const std::string& metrics_json) {
-  if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
-  if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
-
-  // Every output is checked before the data is read: a bad path fails now, not after training,
-  // and no output may be an input (a resumed checkpoint is read whole, then updated in place).
-  const std::string ckpt_path = checkpoint_path(config);
+// Every output is checked before the data is read: a bad path fails now, not after training,
+// and no output may be an input (a resumed checkpoint is read whole, then updated in place).
+// Returns where the iteration log goes (no path: no log).
+data::OutputTarget check_files(const model::Config& config, const std::string& ckpt_path,
+                               const std::string& resume_from, const std::string& config_file,
+                               const std::string& metrics_json) {
   data::FilePlan files;
   files.input(config.data.path, "--data");
   if (!config.data.validation_path.empty()) files.input(config.data.validation_path, "--validation-data");
@@ -82,36 +89,32 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
-  data::OutputTarget log_target;  // no path: no log
+  data::OutputTarget log_target;
   if (!config.logging.iteration_log.empty()) log_target = files.output(config.logging.iteration_log, "--log-iter");
   if (!metrics_json.empty()) files.output(metrics_json, "--metrics-json");
-  model::check_folds_request(config, !resume_from.empty());
+  return log_target;
+}
 
-  Checkpoint resumed;
-  if (!resume_from.empty()) {
-    resumed = read_checkpoint(resume_from);
-    check_resume_matches(resume_from, resumed.config, config);
-  }
-  const model::TrainingState& resume_state = resumed.state;
-
-  // One read serves the parser and the hash: a FIFO cannot be read twice.
+// Reads the training file (and the validation file), once each: a FIFO cannot be read twice,
+// so one read serves the parser and the digest. A resumed run must find the data its state
+// was grown on.
+TrainInputs read_inputs(const model::Config& config, const std::string& resume_from, const Checkpoint& resumed) {
+  TrainInputs in;
   const data::InputBytes bytes = data::read_input_file(config.data.path, "data file");
   model::Sha256 hash;
   hash.update(bytes.bytes.get(), bytes.size);
-  const std::string data_sha256 = hash.hex_digest();
-  // A resumed run checks the digest its state recorded: of the training file, followed by the
-  // validation file when there is one, so that a changed validation file is noticed too.
+  in.data_sha256 = hash.hex_digest();
   data::InputBytes validation_bytes;
-  std::string state_sha256 = data_sha256;
+  in.state_sha256 = in.data_sha256;
   if (!config.data.validation_path.empty()) {
     validation_bytes = data::read_input_file(config.data.validation_path, "validation data file");
     model::Sha256 both;
     both.update(bytes.bytes.get(), bytes.size);
     both.update(validation_bytes.bytes.get(), validation_bytes.size);
-    state_sha256 = both.hex_digest();
+    in.state_sha256 = both.hex_digest();
   }
   if (!resume_from.empty())
-    check_resumed_data(resume_from, resumed.data_file, config.data.path, resume_state.data_sha256, state_sha256);
+    check_resumed_data(resume_from, resumed.data_file, config.data.path, resumed.state.data_sha256, in.state_sha256);
 
   data::CsvOptions csv;
   csv.delimiter = config.data.delimiter;
@@ -119,8 +122,9 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
-  data::Dataset dataset = data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
-  const std::size_t training_rows = dataset.rows;
+  in.dataset = data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
+  data::Dataset& dataset = in.dataset;
+  in.training_rows = dataset.rows;
   if (!config.data.validation_path.empty()) {
     // The same columns by name, and the task the training file settled on.
     data::ColumnSpec same;
@@ -132,60 +136,24 @@ int run_train(const model::Config& config, const std::string& resume_from, const
                         classify ? data::TaskHint::classification : data::TaskHint::regression);
     data::append_rows(dataset, held_out);
   }
-  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, training_rows, dataset.features,
+  spdlog::info("read {}: {} rows, {} features, {}", config.data.path, in.training_rows, dataset.features,
                dataset.task == data::Task::classification
                    ? fmt::format("{} classes", dataset.class_names.size())
                    : fmt::format("{} target(s)", dataset.targets));
-  if (dataset.rows > training_rows)
-    spdlog::info("read {}: {} validation rows", config.data.validation_path, dataset.rows - training_rows);
+  if (dataset.rows > in.training_rows)
+    spdlog::info("read {}: {} validation rows", config.data.validation_path, dataset.rows - in.training_rows);
   if (config.data.task == model::TaskKind::auto_detect) {
     const std::string labels = integer_label_warning(dataset);
     if (!labels.empty()) spdlog::warn("{}: {}", config.data.path, labels);
   }
+  return in;
+}
 
-  model::TrainOptions options;
-  options.data_sha256 = state_sha256;
-  if (!config.data.validation_path.empty()) options.validation_from = training_rows;
-  if (!resume_from.empty()) {
-    options.resume = &resume_state;
-    spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
-                 resume_state.chosen.size());
-  }
-
-  // Provenance shared by checkpoints and the final model.
-  model::Provenance provenance;
-  provenance.rbfnet_version = RBF_VERSION;
-  provenance.data_file = config.data.path;
-  provenance.data_sha256 = data_sha256;
-  provenance.config_yaml = model::config_to_yaml(config);
-
-  IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
-                   /*append=*/!resume_from.empty());
-  options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
-  options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
-  options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes) {
-    log.begin_growth(growth, max_nodes);
-  };
-  options.checkpoint_every = config.output.checkpoint_every;
-  // The trainer fills in the backend; everything else about where the model came from is ours.
-  auto stamp = [&provenance](model::Network& net) {
-    const std::string backend = net.provenance.backend;
-    net.provenance = provenance;
-    net.provenance.backend = backend;
-    net.provenance.created_utc = model::utc_now_iso8601();
-  };
-  options.on_checkpoint = [&](const model::Network& checkpoint) {
-    model::Network net = checkpoint;
-    stamp(net);
-    model::save_network(net, ckpt_path);
-    spdlog::debug("checkpoint written to {}", ckpt_path);
-  };
-  InterruptGuard interrupts;
-  options.stop_requested = &interrupts.requested();
-
-  model::TrainResult result = model::train(dataset, config, options);
-  log.finish();
-
+// After training: the model, or on an interrupt the checkpoint (or nothing, said so), then
+// the summary and its JSON. Returns the exit status.
+int save_results(model::TrainResult& result, const std::function<void(model::Network&)>& stamp,
+                 const model::Config& config, const std::string& ckpt_path, const std::string& resume_from,
+                 const std::string& metrics_json, const InterruptGuard& interrupts) {
   if (result.resume_unchanged) {
     std::fprintf(stderr, "rbfnet: interrupted while setting up; %s is unchanged; continue with: rbfnet train --resume %s\n",
                  resume_from.c_str(), resume_from.c_str());
@@ -214,6 +182,70 @@ int run_train(const model::Config& config, const std::string& resume_from, const
     data::write_file_atomically(metrics_json, json.data(), json.size());
   }
   return 0;
+}
+
+}  // namespace
+
+int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file,
+              const std::string& metrics_json) {
+  if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
+  if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
+
+  const std::string ckpt_path = checkpoint_path(config);
+  const data::OutputTarget log_target = check_files(config, ckpt_path, resume_from, config_file, metrics_json);
+  model::check_folds_request(config, !resume_from.empty());
+
+  Checkpoint resumed;
+  if (!resume_from.empty()) {
+    resumed = read_checkpoint(resume_from);
+    check_resume_matches(resume_from, resumed.config, config);
+  }
+  const model::TrainingState& resume_state = resumed.state;
+  TrainInputs inputs = read_inputs(config, resume_from, resumed);
+
+  model::TrainOptions options;
+  options.data_sha256 = inputs.state_sha256;
+  if (!config.data.validation_path.empty()) options.validation_from = inputs.training_rows;
+  if (!resume_from.empty()) {
+    options.resume = &resume_state;
+    spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
+                 resume_state.chosen.size());
+  }
+
+  // Provenance shared by checkpoints and the final model.
+  model::Provenance provenance;
+  provenance.rbfnet_version = RBF_VERSION;
+  provenance.data_file = config.data.path;
+  provenance.data_sha256 = inputs.data_sha256;
+  provenance.config_yaml = model::config_to_yaml(config);
+
+  IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
+                   /*append=*/!resume_from.empty());
+  options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
+  options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
+  options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes) {
+    log.begin_growth(growth, max_nodes);
+  };
+  options.checkpoint_every = config.output.checkpoint_every;
+  // The trainer fills in the backend; everything else about where the model came from is ours.
+  const std::function<void(model::Network&)> stamp = [&provenance](model::Network& net) {
+    const std::string backend = net.provenance.backend;
+    net.provenance = provenance;
+    net.provenance.backend = backend;
+    net.provenance.created_utc = model::utc_now_iso8601();
+  };
+  options.on_checkpoint = [&](const model::Network& checkpoint) {
+    model::Network net = checkpoint;
+    stamp(net);
+    model::save_network(net, ckpt_path);
+    spdlog::debug("checkpoint written to {}", ckpt_path);
+  };
+  InterruptGuard interrupts;
+  options.stop_requested = &interrupts.requested();
+
+  model::TrainResult result = model::train(inputs.dataset, config, options);
+  log.finish();
+  return save_results(result, stamp, config, ckpt_path, resume_from, metrics_json, interrupts);
 }
 
 }  // namespace rbf::app
