@@ -157,6 +157,135 @@ BenchRun run_backend(const std::string& backend, std::size_t repeat, std::size_t
   return run;
 }
 
+// Every backend, `repeats` times. The backends take turns, so that a machine that slows down
+// over the bench (heat, other load) weighs on every backend alike rather than on the last one.
+std::vector<BenchRun> run_backends(const std::vector<std::string>& backends, std::size_t repeats,
+                                   const data::Dataset& dataset, const model::Config& config,
+                                   const std::string& gpu_missing) {
+  std::vector<BenchRun> runs;
+  std::vector<std::string> failed;
+  for (std::size_t repeat = 1; repeat <= repeats; ++repeat) {
+    for (const std::string& backend : backends) {
+      if (backend == "gpu" && !gpu_missing.empty()) {
+        if (repeat > 1) continue;  // a backend this machine lacks is skipped once, not once per repeat
+        BenchRun skipped;
+        skipped.backend = backend;
+        skipped.skipped = true;
+        skipped.note = gpu_missing;
+        spdlog::warn("bench: skipping the gpu backend: {}", skipped.note);
+        runs.push_back(skipped);
+        continue;
+      }
+      if (std::find(failed.begin(), failed.end(), backend) != failed.end()) continue;  // fails again
+      runs.push_back(run_backend(backend, repeat, repeats, dataset, config));
+      if (runs.back().failed) failed.push_back(backend);
+    }
+  }
+  return runs;
+}
+
+BenchSetup bench_setup(const BenchOptions& options, const data::Dataset& dataset, std::size_t repeats,
+                       const std::string& gpu_missing) {
+  BenchSetup setup;
+  setup.data = options.synthetic_rows > 0
+                   ? "Friedman #1 (synthetic, seed " + std::to_string(options.config.data.seed) + ")"
+                   : options.data;
+  setup.rows = dataset.rows;
+  setup.features = dataset.features;
+  setup.max_nodes = options.config.stopping.max_nodes;
+  setup.pool = options.config.candidates.pool;
+  const model::Config resolved = model::resolve_auto_arithmetic(options.config, options.config.data.folds > 0);
+  setup.precision = resolved.trainer.precision == model::Precision::float64 ? "float64" : "float32";
+  setup.seed = options.config.data.seed;
+  setup.validation = options.config.data.validation;
+  setup.repeats = repeats;
+  setup.machine = machine_facts(options.config.trainer.threads, gpu_missing.empty(), options.config.backend.gpu_device,
+                                gpu_missing);
+  return setup;
+}
+
+// The gnuplot script of the cost curves, with each time axis logarithmic where its curves
+// differ by more than 10x; `scales` says which.
+std::string cost_curves(const BenchSetup& setup, const std::vector<BenchRun>& runs,
+                        const std::vector<std::string>& backends, std::size_t repeats, const Crossover& crossover,
+                        PlotScales& scales) {
+  PlotSpec plot;
+  plot.title = "rbfnet bench: " + setup.data + ", " + std::to_string(setup.rows) + " rows x " +
+               std::to_string(setup.features) + " features";
+  plot.repeats = repeats;
+  std::vector<NodeCurve> ms_curves, cumulative_curves, phase_curves;
+  for (const std::string& backend : backends) {
+    const std::vector<const BenchRun*> done = completed_runs(runs, backend);
+    if (done.empty()) continue;
+    plot.backends.push_back(backend);
+    for (const BenchRun* run : done) {
+      for (double ms : smoothed_ms(run->result.iterations)) plot.ms_max = std::max(plot.ms_max, 1.25 * ms);
+    }
+    if (backend == "auto") {
+      const SwitchPoint point = find_switch(*done.front());
+      if (point.switched) plot.switch_nodes = point.nodes;
+    }
+    NodeCurve ms, cumulative, select, add, update, evaluate;
+    for (const NodeSpread& n : node_spread(done)) {
+      ms[n.nodes] = n.smoothed_ms.median;
+      cumulative[n.nodes] = n.cumulative_ms.median;
+      select[n.nodes] = n.select_ms;
+      add[n.nodes] = n.add_ms;
+      update[n.nodes] = n.update_ms;
+      evaluate[n.nodes] = n.evaluate_ms;
+      if (n.val_rmse >= 0) plot.validation = true;
+    }
+    ms_curves.push_back(ms);
+    cumulative_curves.push_back(cumulative);
+    for (const NodeCurve& phase : {select, add, update, evaluate}) phase_curves.push_back(phase);
+  }
+  scales.ms = time_axis_scale(ms_curves);
+  scales.cumulative = time_axis_scale(cumulative_curves);
+  scales.phases = time_axis_scale(phase_curves);
+  plot.ms_log = scales.ms.log;
+  plot.cumulative_log = scales.cumulative.log;
+  plot.phases_log = scales.phases.log;
+  if (crossover.found) plot.crossover_nodes = crossover.nodes;
+  return cost_curves_script(plot);
+}
+
+// Writes the script and, where a backend ran and gnuplot is there, the image.
+PlotOutcome draw_cost_curves(const std::string& dir, const std::string& script, bool any_ran) {
+  data::write_file_atomically(dir + "/" + kPlotScript, script.data(), script.size());
+  PlotOutcome drawn;
+  if (!any_ran) {
+    drawn.note = "not drawn: no backend ran";
+    std::remove((dir + "/" + kPlotImage).c_str());  // an image of an earlier bench must not pass for this one
+    spdlog::warn("bench: no backend ran, so there are no costs to compare");
+    return drawn;
+  }
+  drawn = render_cost_curves(dir);
+  if (!drawn.rendered) spdlog::warn("bench: {}: {}", kPlotImage, drawn.note);
+  return drawn;
+}
+
+void print_bench_results(const std::string& dir, const std::vector<BenchRun>& runs, std::size_t repeats,
+                         const Crossover& crossover, const PlotOutcome& drawn) {
+  std::printf("bench results in %s/\n", dir.c_str());
+  for (const BenchRun& run : runs) {
+    const std::string name = run_name(run.backend, run.repeat, repeats);
+    if (run.skipped || run.failed) {
+      std::printf("  %-4s %s: %s\n", name.c_str(), run.skipped ? "skipped" : "failed", run.note.c_str());
+      continue;
+    }
+    const auto& records = run.result.iterations;
+    std::printf("  %-4s %zu nodes, %.3f s (setup %.3f s + growth %.3f s)\n", name.c_str(),
+                records.empty() ? std::size_t{0} : records.back().nodes, run.result.setup_seconds + run.result.seconds,
+                run.result.setup_seconds, run.result.seconds);
+  }
+  std::string crossover_text = crossover.text;
+  for (auto bold = crossover_text.find("**"); bold != std::string::npos; bold = crossover_text.find("**"))
+    crossover_text.erase(bold, 2);
+  std::printf("  crossover: %s\n", crossover_text.c_str());
+  const std::string image = drawn.rendered ? std::string(", ") + kPlotImage : " (no image: see summary.md)";
+  std::printf("  written: %s, %s, summary.md, %s%s\n", kCostsFile, kSpreadFile, kPlotScript, image.c_str());
+}
+
 }  // namespace
 
 int run_bench(const BenchOptions& asked) {
@@ -189,124 +318,24 @@ int run_bench(const BenchOptions& asked) {
     if (std::find(backends.begin(), backends.end(), backend) == backends.end()) backends.push_back(backend);
   }
   const std::size_t repeats = std::max<std::size_t>(options.repeats, 1);
-  std::vector<BenchRun> runs;
   const bool gpu_wanted = std::any_of(backends.begin(), backends.end(),
                                      [](const std::string& b) { return b == "gpu" || b == "auto"; });
   const std::string gpu_missing = gpu_wanted ? why_no_gpu(options.config.backend.gpu_device)
                                              : std::string("not requested: --backends has neither gpu nor auto");
   warm_up(dataset, options.config);
-  // The backends take turns, so that a machine that slows down over the bench (heat, other
-  // load) weighs on every backend alike rather than on the last one.
-  std::vector<std::string> failed;
-  for (std::size_t repeat = 1; repeat <= repeats; ++repeat) {
-    for (const std::string& backend : backends) {
-      if (backend == "gpu" && !gpu_missing.empty()) {
-        if (repeat > 1) continue;  // a backend this machine lacks is skipped once, not once per repeat
-        BenchRun skipped;
-        skipped.backend = backend;
-        skipped.skipped = true;
-        skipped.note = gpu_missing;
-        spdlog::warn("bench: skipping the gpu backend: {}", skipped.note);
-        runs.push_back(skipped);
-        continue;
-      }
-      if (std::find(failed.begin(), failed.end(), backend) != failed.end()) continue;  // fails again
-      runs.push_back(run_backend(backend, repeat, repeats, dataset, options.config));
-      if (runs.back().failed) failed.push_back(backend);
-    }
-  }
+  const std::vector<BenchRun> runs = run_backends(backends, repeats, dataset, options.config, gpu_missing);
 
   write_costs_csv(dir + "/" + kCostsFile, runs);
   write_spread_csv(dir + "/" + kSpreadFile, runs, backends);
   const Crossover crossover = find_crossover(runs);
-
-  BenchSetup setup;
-  setup.data = options.synthetic_rows > 0
-                   ? "Friedman #1 (synthetic, seed " + std::to_string(options.config.data.seed) + ")"
-                   : options.data;
-  setup.rows = dataset.rows;
-  setup.features = dataset.features;
-  setup.max_nodes = options.config.stopping.max_nodes;
-  setup.pool = options.config.candidates.pool;
-  const model::Config resolved = model::resolve_auto_arithmetic(options.config, options.config.data.folds > 0);
-  setup.precision = resolved.trainer.precision == model::Precision::float64 ? "float64" : "float32";
-  setup.seed = options.config.data.seed;
-  setup.validation = options.config.data.validation;
-  setup.repeats = repeats;
-  setup.machine = machine_facts(options.config.trainer.threads, gpu_missing.empty(), options.config.backend.gpu_device,
-                                gpu_missing);
-
-  PlotSpec plot;
-  plot.title = "rbfnet bench: " + setup.data + ", " + std::to_string(dataset.rows) + " rows x " +
-               std::to_string(dataset.features) + " features";
-  plot.repeats = repeats;
-  std::vector<NodeCurve> ms_curves, cumulative_curves, phase_curves;
-  for (const std::string& backend : backends) {
-    const std::vector<const BenchRun*> done = completed_runs(runs, backend);
-    if (done.empty()) continue;
-    plot.backends.push_back(backend);
-    for (const BenchRun* run : done) {
-      for (double ms : smoothed_ms(run->result.iterations)) plot.ms_max = std::max(plot.ms_max, 1.25 * ms);
-    }
-    if (backend == "auto") {
-      const SwitchPoint point = find_switch(*done.front());
-      if (point.switched) plot.switch_nodes = point.nodes;
-    }
-    NodeCurve ms, cumulative, select, add, update, evaluate;
-    for (const NodeSpread& n : node_spread(done)) {
-      ms[n.nodes] = n.smoothed_ms.median;
-      cumulative[n.nodes] = n.cumulative_ms.median;
-      select[n.nodes] = n.select_ms;
-      add[n.nodes] = n.add_ms;
-      update[n.nodes] = n.update_ms;
-      evaluate[n.nodes] = n.evaluate_ms;
-      if (n.val_rmse >= 0) plot.validation = true;
-    }
-    ms_curves.push_back(ms);
-    cumulative_curves.push_back(cumulative);
-    for (const NodeCurve& phase : {select, add, update, evaluate}) phase_curves.push_back(phase);
-  }
+  const BenchSetup setup = bench_setup(options, dataset, repeats, gpu_missing);
   PlotScales scales;
-  scales.ms = time_axis_scale(ms_curves);
-  scales.cumulative = time_axis_scale(cumulative_curves);
-  scales.phases = time_axis_scale(phase_curves);
-  plot.ms_log = scales.ms.log;
-  plot.cumulative_log = scales.cumulative.log;
-  plot.phases_log = scales.phases.log;
-  if (crossover.found) plot.crossover_nodes = crossover.nodes;
-  const std::string script = cost_curves_script(plot);
-  data::write_file_atomically(dir + "/" + kPlotScript, script.data(), script.size());
-  PlotOutcome drawn;
-  if (plot.backends.empty()) {
-    drawn.note = "not drawn: no backend ran";
-    std::remove((dir + "/" + kPlotImage).c_str());  // an image of an earlier bench must not pass for this one
-    spdlog::warn("bench: no backend ran, so there are no costs to compare");
-  } else {
-    drawn = render_cost_curves(dir);
-    if (!drawn.rendered) spdlog::warn("bench: {}: {}", kPlotImage, drawn.note);
-  }
-
+  const std::string script = cost_curves(setup, runs, backends, repeats, crossover, scales);
+  const bool any_ran = std::any_of(runs.begin(), runs.end(), [](const BenchRun& r) { return !r.skipped && !r.failed; });
+  const PlotOutcome drawn = draw_cost_curves(dir, script, any_ran);
   const std::string summary = summary_markdown(setup, runs, crossover, scales, drawn.note);
   data::write_file_atomically(dir + "/summary.md", summary.data(), summary.size());
-
-  std::printf("bench results in %s/\n", dir.c_str());
-  for (const BenchRun& run : runs) {
-    const std::string name = run_name(run.backend, run.repeat, repeats);
-    if (run.skipped || run.failed) {
-      std::printf("  %-4s %s: %s\n", name.c_str(), run.skipped ? "skipped" : "failed", run.note.c_str());
-      continue;
-    }
-    const auto& records = run.result.iterations;
-    std::printf("  %-4s %zu nodes, %.3f s (setup %.3f s + growth %.3f s)\n", name.c_str(),
-                records.empty() ? std::size_t{0} : records.back().nodes, run.result.setup_seconds + run.result.seconds,
-                run.result.setup_seconds, run.result.seconds);
-  }
-  std::string crossover_text = crossover.text;
-  for (auto bold = crossover_text.find("**"); bold != std::string::npos; bold = crossover_text.find("**"))
-    crossover_text.erase(bold, 2);
-  std::printf("  crossover: %s\n", crossover_text.c_str());
-  const std::string image = drawn.rendered ? std::string(", ") + kPlotImage : " (no image: see summary.md)";
-  std::printf("  written: %s, %s, summary.md, %s%s\n", kCostsFile, kSpreadFile, kPlotScript, image.c_str());
+  print_bench_results(dir, runs, repeats, crossover, drawn);
 
   for (const BenchRun& run : runs) {
     if (run.failed) {
