@@ -155,12 +155,12 @@ void detail::check_envelope(const std::uint8_t* head, std::size_t head_size, std
   }
 }
 
-Network parse_network(const std::uint8_t* data, std::size_t size, const std::string& name) {
-  using namespace detail;  // the format's constants
-  check_envelope(data, size, size, name);
+namespace {
 
-  // The envelope (header and trailing digest) is the same in every format version, so the
-  // digest is checked before the version: a flipped bit never poses as a newer format.
+// The envelope (header and trailing digest) is the same in every format version, so the
+// digest is checked before the version: a flipped bit never poses as a newer format.
+void check_digest_and_version(const std::uint8_t* data, std::size_t size, const std::string& name) {
+  using namespace detail;  // the format's constants
   const std::size_t body_size = size - kTrailerBytes;
   Sha256 hash;
   hash.update(data, body_size);
@@ -168,7 +168,6 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
   if (std::memcmp(digest.data(), data + body_size, kTrailerBytes) != 0) {
     throw InputError(name + ": truncated or damaged model file (checksum mismatch)");
   }
-
   const std::uint32_t major = load_u32(data + 8);
   if (major > kModelFormatVersion) {
     throw InputError(name + ": written by a newer rbfnet (format " + std::to_string(major) +
@@ -177,6 +176,72 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
   if (major < 1) {
     throw InputError(name + ": invalid model file (format version " + std::to_string(major) + " does not exist)");
   }
+}
+
+// META: the task and the sizes, each within the format's limits. Returns the node count it
+// declares, checked against section NODE once every section is read.
+std::uint64_t read_meta(ByteReader& r, Network& net) {
+  using namespace detail;
+  const std::uint32_t task = r.u32("task");
+  if (task == kTaskRegression) {
+    net.task = data::Task::regression;
+  } else if (task == kTaskClassification) {
+    net.task = data::Task::classification;
+  } else {
+    r.fail("unknown task code " + std::to_string(task));
+  }
+  const std::uint64_t inputs = r.u64("inputs");
+  const std::uint64_t outputs = r.u64("outputs");
+  const std::uint64_t nodes = r.u64("nodes");
+  if (inputs < 1 || inputs > kMaxModelInputs) {
+    r.fail("claims " + std::to_string(inputs) + " inputs, outside 1.." + std::to_string(kMaxModelInputs));
+  }
+  if (outputs < 1 || outputs > kMaxModelOutputs) {
+    r.fail("claims " + std::to_string(outputs) + " outputs, outside 1.." + std::to_string(kMaxModelOutputs));
+  }
+  if (nodes > kMaxModelNodes) {
+    r.fail("claims " + std::to_string(nodes) + " nodes, more than the " + std::to_string(kMaxModelNodes) +
+           " allowed");
+  }
+  net.inputs = std::size_t(inputs);
+  net.outputs = std::size_t(outputs);
+  return nodes;
+}
+
+// NAME, XSCL, YSCL, NODE or PROV (META is read_meta's).
+void read_section(const std::string& tag, ByteReader& r, Network& net) {
+  using namespace detail;
+  if (tag == kTagNames) {
+    net.feature_names = r.strings("feature names", kMaxModelInputs);
+    net.target_names = r.strings("target names", kMaxModelOutputs);
+    net.class_names = r.strings("class names", kMaxModelOutputs);
+  } else if (tag == kTagXScaler) {
+    net.x_scaler = read_scaler(r);
+  } else if (tag == kTagYScaler) {
+    net.y_scaler = read_scaler(r);
+  } else if (tag == kTagNodes) {
+    net.centers = r.f64_array("centers");
+    net.widths = r.f64_array("widths");
+    net.weights = r.f64_array("weights");
+    net.bias = r.f64_array("bias");
+  } else {
+    Provenance& p = net.provenance;
+    p.rbfnet_version = r.string("rbfnet version");
+    p.data_file = r.string("data file");
+    p.data_sha256 = r.string("data sha256");
+    p.created_utc = r.string("creation time");
+    p.config_yaml = r.string("configuration");
+    p.backend = r.string("backend");
+  }
+}
+
+}  // namespace
+
+Network parse_network(const std::uint8_t* data, std::size_t size, const std::string& name) {
+  using namespace detail;  // the format's constants
+  check_envelope(data, size, size, name);
+  check_digest_and_version(data, size, name);
+  const std::size_t body_size = size - kTrailerBytes;
 
   Network net;
   std::uint64_t meta_nodes = 0;
@@ -235,50 +300,9 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
     seen |= 1u << index;
 
     if (tag == kTagMeta) {
-      const std::uint32_t task = r.u32("task");
-      if (task == kTaskRegression) {
-        net.task = data::Task::regression;
-      } else if (task == kTaskClassification) {
-        net.task = data::Task::classification;
-      } else {
-        r.fail("unknown task code " + std::to_string(task));
-      }
-      const std::uint64_t inputs = r.u64("inputs");
-      const std::uint64_t outputs = r.u64("outputs");
-      meta_nodes = r.u64("nodes");
-      if (inputs < 1 || inputs > kMaxModelInputs) {
-        r.fail("claims " + std::to_string(inputs) + " inputs, outside 1.." + std::to_string(kMaxModelInputs));
-      }
-      if (outputs < 1 || outputs > kMaxModelOutputs) {
-        r.fail("claims " + std::to_string(outputs) + " outputs, outside 1.." + std::to_string(kMaxModelOutputs));
-      }
-      if (meta_nodes > kMaxModelNodes) {
-        r.fail("claims " + std::to_string(meta_nodes) + " nodes, more than the " + std::to_string(kMaxModelNodes) +
-               " allowed");
-      }
-      net.inputs = std::size_t(inputs);
-      net.outputs = std::size_t(outputs);
-    } else if (tag == kTagNames) {
-      net.feature_names = r.strings("feature names", kMaxModelInputs);
-      net.target_names = r.strings("target names", kMaxModelOutputs);
-      net.class_names = r.strings("class names", kMaxModelOutputs);
-    } else if (tag == kTagXScaler) {
-      net.x_scaler = read_scaler(r);
-    } else if (tag == kTagYScaler) {
-      net.y_scaler = read_scaler(r);
-    } else if (tag == kTagNodes) {
-      net.centers = r.f64_array("centers");
-      net.widths = r.f64_array("widths");
-      net.weights = r.f64_array("weights");
-      net.bias = r.f64_array("bias");
+      meta_nodes = read_meta(r, net);
     } else {
-      Provenance& p = net.provenance;
-      p.rbfnet_version = r.string("rbfnet version");
-      p.data_file = r.string("data file");
-      p.data_sha256 = r.string("data sha256");
-      p.created_utc = r.string("creation time");
-      p.config_yaml = r.string("configuration");
-      p.backend = r.string("backend");
+      read_section(tag, r, net);
     }
     r.finish();
   }
