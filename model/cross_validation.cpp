@@ -238,20 +238,16 @@ TrainResult stopped_with_nothing_to_save(const std::string& stage) {
   return stopped;
 }
 
-TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
-                                  std::size_t folds, const GrowFunction& grow) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const std::vector<std::size_t> fold_of =
-      data::fold_assignment(dataset.rows, folds, config.data.seed, fold_labels(dataset, config));
-  CrossValidationReport report;
-  report.folds = folds;
-  report.width_sets = cross_validation_width_sets(config.candidates.width_factors);
+namespace {
 
-  spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
-               config.stopping.max_nodes);
-  std::vector<FoldCurves> per_set(report.width_sets.size());
-  std::vector<std::vector<double>> ridges(report.width_sets.size());
+// Every fold grown to max_nodes with every width set: the validation curves to choose from and
+// each growth's output ridge. False when an interrupt stopped a growth.
+bool grow_folds(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                const std::vector<std::size_t>& fold_of, std::size_t folds, const GrowFunction& grow,
+                const CrossValidationReport& report, std::vector<FoldCurves>& per_set,
+                std::vector<std::vector<double>>& ridges) {
+  per_set.assign(report.width_sets.size(), FoldCurves());
+  ridges.assign(report.width_sets.size(), std::vector<double>());
   data::Dataset fold;
   for (std::size_t s = 0; s < report.width_sets.size(); ++s) {
     for (std::size_t k = 0; k < folds; ++k) {
@@ -283,8 +279,7 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
         const FoldLogScope quiet;
         r = grow(fold, c, o);
       }
-      // TrainResult's default stage is cross-validation's.
-      if (r.interrupted) return stopped_with_nothing_to_save(TrainResult().unsaved_stage);
+      if (r.interrupted) return false;
       curve[0] = r.zero_node_val_rmse;
       hits[0] = r.zero_node_val_accuracy;
       per_set[s].rmse.push_back(std::move(curve));
@@ -292,6 +287,65 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
       ridges[s].push_back(r.output_ridge);
     }
   }
+  return true;
+}
+
+void log_choice(const CrossValidationReport& report) {
+  if (report.nodes > 0)
+    spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
+                 widths_text(report.widths), report.nodes, report.rmse, report.seconds);
+  else
+    spdlog::info("cross-validation chose no Gaussians (mean validation RMSE {:.6g}) in {:.2f} s", report.rmse,
+                 report.seconds);
+  if (report.lowest_nodes != report.nodes)
+    spdlog::info("cross-validation: {} node{} scored lowest (mean validation RMSE {:.6g}), within one standard error "
+                 "of no Gaussians, so none are kept",
+                 report.lowest_nodes, report.lowest_nodes == 1 ? "" : "s", report.lowest_rmse);
+}
+
+// Each fold's training rows grown to the chosen count and widths, in the standardization of
+// the model on every row (`members`' first), appended to `members`. False when interrupted.
+bool grow_fold_models(const data::Dataset& dataset, const Config& all, const TrainOptions& options,
+                      const std::vector<std::size_t>& fold_of, std::size_t folds, const GrowFunction& grow,
+                      std::vector<Network>& members) {
+  data::Dataset fold;
+  members.reserve(folds + 1);
+  for (std::size_t k = 0; k < folds; ++k) {
+    TrainOptions o = fold_growth_options(options, folds - k);
+    o.scalers_from = &members.front();
+    fold_training_dataset(dataset, fold_of, k, fold);
+    if (options.on_growth_start)
+      options.on_growth_start(fmt::format("fold {} of {}, for the average", k + 1, folds), all.stopping.max_nodes);
+    TrainResult r;
+    {
+      const FoldLogScope quiet;
+      r = grow(fold, all, o);
+    }
+    if (r.interrupted) return false;
+    members.push_back(std::move(r.network));
+  }
+  return true;
+}
+
+}  // namespace
+
+TrainResult train_cross_validated(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                                  std::size_t folds, const GrowFunction& grow) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const std::vector<std::size_t> fold_of =
+      data::fold_assignment(dataset.rows, folds, config.data.seed, fold_labels(dataset, config));
+  CrossValidationReport report;
+  report.folds = folds;
+  report.width_sets = cross_validation_width_sets(config.candidates.width_factors);
+
+  spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
+               config.stopping.max_nodes);
+  std::vector<FoldCurves> per_set;
+  std::vector<std::vector<double>> ridges;
+  // TrainResult's default stage is cross-validation's.
+  if (!grow_folds(dataset, config, options, fold_of, folds, grow, report, per_set, ridges))
+    return stopped_with_nothing_to_save(TrainResult().unsaved_stage);
   const CrossValidationChoice choice = choose_from_folds(per_set);
   if (!std::isfinite(choice.mse))
     throw RuntimeError("cross-validation: no fold produced a validation error to choose by");
@@ -315,16 +369,7 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   all.stopping.refit = false;
   all.trainer.output_ridge = report.output_ridge;
   if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
-  if (report.nodes > 0)
-    spdlog::info("cross-validation chose widths {} and {} nodes (mean validation RMSE {:.6g}) in {:.2f} s",
-                 widths_text(report.widths), report.nodes, report.rmse, report.seconds);
-  else
-    spdlog::info("cross-validation chose no Gaussians (mean validation RMSE {:.6g}) in {:.2f} s", report.rmse,
-                 report.seconds);
-  if (report.lowest_nodes != report.nodes)
-    spdlog::info("cross-validation: {} node{} scored lowest (mean validation RMSE {:.6g}), within one standard error "
-                 "of no Gaussians, so none are kept",
-                 report.lowest_nodes, report.lowest_nodes == 1 ? "" : "s", report.lowest_rmse);
+  log_choice(report);
   TrainOptions final_options = options;
   final_options.validation_from = 0;
   final_options.state_in_result = false;
@@ -336,26 +381,12 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   }
   result.network.training_state.clear();
   if (config.data.average_folds && report.nodes > 0) {
-    // Each fold's training rows grown to the chosen count and widths, in the standardization
-    // of the model on every row, then all averaged: the folds' models differ by their rows,
-    // and their mean varies less than any one of them (docs/ACCURACY.md).
+    // The folds' models differ by their rows, and their mean with the model on every row
+    // varies less than any one of them (docs/ACCURACY.md).
     const auto averaging_start = Clock::now();
     std::vector<Network> members{result.network};
-    members.reserve(folds + 1);
-    for (std::size_t k = 0; k < folds; ++k) {
-      TrainOptions o = fold_growth_options(options, folds - k);
-      o.scalers_from = &members.front();
-      fold_training_dataset(dataset, fold_of, k, fold);
-      if (options.on_growth_start)
-        options.on_growth_start(fmt::format("fold {} of {}, for the average", k + 1, folds), all.stopping.max_nodes);
-      TrainResult r;
-      {
-        const FoldLogScope quiet;
-        r = grow(fold, all, o);
-      }
-      if (r.interrupted) return stopped_with_nothing_to_save("averaging the folds' models, after the model on every row");
-      members.push_back(std::move(r.network));
-    }
+    if (!grow_fold_models(dataset, all, options, fold_of, folds, grow, members))
+      return stopped_with_nothing_to_save("averaging the folds' models, after the model on every row");
     result.network = average_networks(members);
     report.averaged_models = members.size();
     report.averaging_seconds = std::chrono::duration<double>(Clock::now() - averaging_start).count();
