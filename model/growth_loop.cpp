@@ -256,6 +256,28 @@ void GrowthRun<T>::finish(TrainResult& result, double elapsed_seconds) {
 }
 
 template <typename T>
+void GrowthRun<T>::start_from_bias(double total_sse0, bool classify, TrainResult& result) {
+  train_rmse_at_ = {std::sqrt(total_sse0 / static_cast<double>(n_ * k_))};
+  if (nv_ == 0) return;
+  std::vector<double> weights;
+  r_.solve(theta_, k_, 0, weights);
+  const ValidationScore v = score_validation(*backend_, p_, weights, 0, classify, scratch_);
+  best_val_rmse_ = v.rmse;
+  best_val_accuracy_ = v.accuracy;
+  result.zero_node_val_rmse = v.rmse;
+  result.zero_node_val_accuracy = v.accuracy;
+}
+
+template <typename T>
+void GrowthRun<T>::write_checkpoint(double elapsed_seconds) {
+  Network checkpoint = best_network();
+  TrainingState st = state();
+  st.elapsed_seconds = elapsed_seconds;
+  checkpoint.training_state = encode_training_state(st);
+  options_.on_checkpoint(checkpoint);
+}
+
+template <typename T>
 TrainResult GrowthRun<T>::run() {
   const auto setup_start = Clock::now();
   const bool classify = ds_.task == data::Task::classification;
@@ -287,16 +309,7 @@ TrainResult GrowthRun<T>::run() {
   if (options_.resume) {
     resume(*options_.resume);
   } else {
-    train_rmse_at_ = {std::sqrt(total_sse0 / static_cast<double>(n_ * k_))};
-    if (nv_ > 0) {
-      std::vector<double> weights;
-      r_.solve(theta_, k_, 0, weights);
-      const ValidationScore v = score_validation(*backend_, p_, weights, 0, classify, scratch_);
-      best_val_rmse_ = v.rmse;
-      best_val_accuracy_ = v.accuracy;
-      result.zero_node_val_rmse = v.rmse;
-      result.zero_node_val_accuracy = v.accuracy;
-    }
+    start_from_bias(total_sse0, classify, result);
   }
   double train_rmse = train_rmse_at_.back();
 
@@ -346,13 +359,8 @@ TrainResult GrowthRun<T>::run() {
       result.interrupted = true;
       break;
     }
-    if (options_.checkpoint_every > 0 && options_.on_checkpoint && iteration_ % options_.checkpoint_every == 0) {
-      Network checkpoint = best_network();
-      TrainingState st = state();
-      st.elapsed_seconds = elapsed();
-      checkpoint.training_state = encode_training_state(st);
-      options_.on_checkpoint(checkpoint);
-    }
+    if (options_.checkpoint_every > 0 && options_.on_checkpoint && iteration_ % options_.checkpoint_every == 0)
+      write_checkpoint(elapsed());
   }
   result.seconds = ms_since(loop_start) / 1000.0;
   finish(result, elapsed());

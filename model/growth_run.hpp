@@ -165,6 +165,10 @@ class GrowthRun {
                      TrainResult& result);
   // auto: asks the policy and migrates when it says so.
   void switch_if_due(std::unique_ptr<SwitchPolicy>& policy, IterationRecord& rec, TrainResult& result);
+  // A fresh run's start: the bias-only model's training error, and its validation score.
+  void start_from_bias(double total_sse0, bool classify, TrainResult& result);
+  // The best model so far with the state to resume it, handed to options_.on_checkpoint.
+  void write_checkpoint(double elapsed_seconds);
   bool patience_exhausted() const {
     return nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience;
   }
