@@ -321,24 +321,25 @@ Field delimiter_field(const char* section, const char* key, Member<Section, char
   return field;
 }
 
-
-// A penalty >= 0, or "auto" (stored as kOutputRidgeAuto): chosen on validation.
+// "auto" (stored as `auto_value`, a sentinel outside `range`, so that no number reads as
+// "auto") or a number in `range`: the output ridge (chosen on validation), the dependency
+// tolerance (chosen from the precision).
 template <typename Section>
-Field auto_penalty_field(const char* section, const char* key, Member<Section, double> m) {
-  Field field = make_field(section, key, "'auto' or a number >= 0");
+Field auto_or_real_field(const char* section, const char* key, Member<Section, double> m, double auto_value,
+                         RealRange range) {
+  Field field = make_field(section, key, "'auto' or a number " + range.describe());
   const std::string allowed = field.allowed;
-  field.read = [m, allowed](Config& config, const Node& node, const std::string& subject) {
+  field.read = [m, allowed, auto_value, range](Config& config, const Node& node, const std::string& subject) {
     const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
-    const double value = automatic ? kOutputRidgeAuto : read_real(node, subject, allowed);
-    // The sentinel is negative: a negative number must not read as 'auto'.
-    if (!automatic && !(value >= 0)) fail_value(subject, allowed, describe_node(node));
+    const double value = automatic ? auto_value : read_real(node, subject, allowed);
+    if (!automatic && !range.contains(value)) fail_value(subject, allowed, describe_node(node));
     m.of(config) = value;
   };
-  field.write = [m](const Config& config) {
-    return m.of(config) == kOutputRidgeAuto ? std::string("auto") : format_real(m.of(config));
+  field.write = [m, auto_value](const Config& config) {
+    return m.of(config) == auto_value ? std::string("auto") : format_real(m.of(config));
   };
-  field.valid = [m](const Config& config) {
-    return m.of(config) == kOutputRidgeAuto || (std::isfinite(m.of(config)) && m.of(config) >= 0);
+  field.valid = [m, auto_value, range](const Config& config) {
+    return m.of(config) == auto_value || range.contains(m.of(config));
   };
   return field;
 }

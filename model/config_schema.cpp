@@ -38,27 +38,6 @@ Field folds_field() {
   return field;
 }
 
-// trainer.dependency_tol: "auto" (kDependencyTolAuto) or a number in (0, 1).
-Field dependency_tol_field() {
-  Field field = make_field("trainer", "dependency_tol", "'auto' or a number in (0, 1)");
-  const std::string allowed = field.allowed;
-  Member<TrainerConfig, double> m = member(&Config::trainer, &TrainerConfig::dependency_tol);
-  auto in_range = [](double v) { return v > 0 && v < 1; };
-  field.read = [m, allowed, in_range](Config& config, const Node& node, const std::string& subject) {
-    const bool automatic = node.IsScalar() && scalar_of(node, subject, allowed) == "auto";
-    const double value = automatic ? kDependencyTolAuto : read_real(node, subject, allowed);
-    if (!automatic && !in_range(value)) fail_value(subject, allowed, describe_node(node));
-    m.of(config) = value;
-  };
-  field.write = [m](const Config& config) {
-    return m.of(config) == kDependencyTolAuto ? std::string("auto") : format_real(m.of(config));
-  };
-  field.valid = [m, in_range](const Config& config) {
-    return m.of(config) == kDependencyTolAuto || in_range(m.of(config));
-  };
-  return field;
-}
-
 std::vector<Field> build_fields() {
   using C = Config;
   std::vector<Field> f;
@@ -95,12 +74,14 @@ std::vector<Field> build_fields() {
                    std::vector<Choice<Strategy>>{{Strategy::ols, "ols"}, {Strategy::max_residual, "max_residual"}}));
   f.push_back(real_field("trainer", "lambda", member(&C::trainer, &TrainerConfig::lambda),
                          RealRange{0.0, false, kNoLimit, false}));
-  f.push_back(auto_penalty_field("trainer", "output_ridge", member(&C::trainer, &TrainerConfig::output_ridge)));
+  f.push_back(auto_or_real_field("trainer", "output_ridge", member(&C::trainer, &TrainerConfig::output_ridge),
+                                 kOutputRidgeAuto, RealRange{0, false, kNoLimit, true}));
   f.push_back(choice_field("trainer", "linear_terms", member(&C::trainer, &TrainerConfig::linear_terms),
                            std::vector<Choice<LinearTerms>>{{LinearTerms::auto_select, "auto"},
                                                             {LinearTerms::on, "on"},
                                                             {LinearTerms::off, "off"}}));
-  f.push_back(dependency_tol_field());
+  f.push_back(auto_or_real_field("trainer", "dependency_tol", member(&C::trainer, &TrainerConfig::dependency_tol),
+                                 kDependencyTolAuto, RealRange{0, true, 1, true}));
   f.push_back(choice_field("trainer", "precision", member(&C::trainer, &TrainerConfig::precision),
                            std::vector<Choice<Precision>>{{Precision::float32, "float32"},
                                                           {Precision::float64, "float64"},
