@@ -111,6 +111,18 @@ model::Config ConfigFlags::build_from(const model::Config& base) const {
   return config;
 }
 
+void add_common_trainer_flags(CLI::App& command, ConfigFlags& flags) {
+  flags.add_value(command, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  flags.add_value(command, "--validation", "data.validation", "FRACTION",
+                  "Fraction held out for validation, in [0, 0.9]");
+  flags.add_value(command, "--linear-terms", "trainer.linear_terms", "MODE",
+                  "Linear terms beside the Gaussians: on, off, or auto (on unless the fit would cost more than the candidates or ~1 s)");
+  flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
+  flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
+  flags.add_value(command, "--log-level", "logging.level", "LEVEL",
+                  "Log level: trace, debug, info, warn, error or off");
+}
+
 void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--data", "data.path", "FILE", "Training CSV file (required here or in the config)");
   flags.add_list(command, "--target", "data.target", "COL",
@@ -120,13 +132,11 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--out", "output.model", "MODEL", "Model file to write");
   flags.add_value(command, "--backend", "backend.kind", "KIND", "Compute backend: cpu, gpu or auto");
   flags.add_value(command, "--nodes", "stopping.max_nodes", "M", "Maximum Gaussian nodes, >= 1");
-  flags.add_value(command, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  add_common_trainer_flags(command, flags);
   flags.add_value(command, "--sigma", "candidates.sigma0", "S",
                   "Base Gaussian width in standardized inputs; 0 = median distance between rows");
   flags.add_list(command, "--widths", "candidates.width_factors", "F,...",
                  "Width factors: each candidate center is tried with widths F * sigma");
-  flags.add_value(command, "--validation", "data.validation", "FRACTION",
-                  "Fraction held out for validation, in [0, 0.9]");
   flags.add_value(command, "--validation-data", "data.validation_path", "FILE",
                   "Validation CSV with the training file's columns, instead of holding out --validation");
   flags.add_value(command, "--folds", "data.folds", "K",
@@ -140,8 +150,6 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--lambda", "trainer.lambda", "L", "Regularized-OLS term, >= 0");
   flags.add_value(command, "--output-ridge", "trainer.output_ridge", "A",
                   "Ridge penalty on the output weights, >= 0, or auto (chosen on validation)");
-  flags.add_value(command, "--linear-terms", "trainer.linear_terms", "MODE",
-                  "Linear terms beside the Gaussians: on, off, or auto (on unless the fit would cost more than the candidates or ~1 s)");
   flags.add_value(command, "--strategy", "trainer.strategy", "NAME", "Node selection: ols or max_residual");
   flags.add_value(command, "--goal", "stopping.goal", "RMSE", "Stop at this training RMSE (standardized), >= 0");
   flags.add_value(command, "--patience", "stopping.patience", "N",
@@ -169,14 +177,10 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
                   "Stop a refinement after N epochs without improvement; 0 = off");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE",
                   "Arithmetic of the training passes: float32, float64, or auto (float64 when cross-validating or choosing the widths)");
-  flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
   flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                   "Auto backend: move to the GPU at M nodes; 0 = cost model");
-  flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
   flags.add_list(command, "--gpu-devices", "backend.gpu_devices", "I,...",
                  "Train on several CUDA devices, each holding a share of the rows (docs/MULTI_GPU.md)");
-  flags.add_value(command, "--log-level", "logging.level", "LEVEL",
-                  "Log level: trace, debug, info, warn, error or off");
   flags.add_switch(command, "--quiet", "logging.progress", "false",
                    "Print the summary and warnings only: no progress line, no per-iteration log");
   flags.add_value(command, "--checkpoint-every", "output.checkpoint_every", "K",

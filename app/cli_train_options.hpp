@@ -66,6 +66,10 @@ class ConfigFlags {
 // empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);
 
+// Adds the flags `train` and `bench` share, with one help text each: --pool, --validation,
+// --linear-terms, --threads, --gpu-device, --log-level.
+void add_common_trainer_flags(CLI::App& command, ConfigFlags& flags);
+
 // Adds every `rbfnet train` flag to `command`.
 void add_train_flags(CLI::App& command, ConfigFlags& flags);
 

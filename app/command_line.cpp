@@ -92,19 +92,13 @@ void add_bench_command(CLI::App& app, BenchCommand& bench) {
       ->type_name("DIR")
       ->capture_default_str();
   flags.add_config_file(command);
-  flags.add_value(command, "--pool", "candidates.pool", "P", "Rows sampled as candidate centers, >= 1");
+  add_common_trainer_flags(command, flags);
   flags.add_value(command, "--seed", "data.seed", "S", "Seed of the data, split and candidate sampling");
-  flags.add_value(command, "--validation", "data.validation", "FRACTION", "Fraction held out for validation, in [0, 0.9]");
   flags.add_value(command, "--precision", "trainer.precision", "TYPE", "float32 or float64");
-  flags.add_value(command, "--linear-terms", "trainer.linear_terms", "MODE",
-                  "Linear terms beside the Gaussians: on, off, or auto (on unless the fit would cost more than the candidates or ~1 s)");
-  flags.add_value(command, "--threads", "trainer.threads", "N", "CPU threads; 0 = all cores");
   flags.add_value(command, "--switch-at-nodes", "backend.switch_at_nodes", "M",
                   "auto: move to the GPU at M nodes; 0 = cost model");
-  flags.add_value(command, "--gpu-device", "backend.gpu_device", "INDEX", "CUDA device (see rbfnet info)");
   flags.add_list(command, "--gpu-devices", "backend.gpu_devices", "I,...",
                  "Train the gpu backend on several CUDA devices, each holding a share of the rows");
-  flags.add_value(command, "--log-level", "logging.level", "LEVEL", "Log level: trace, debug, info, warn, error or off");
   flags.add_switch(command, "--quiet", "logging.progress", "false", "No progress line");
   command.footer(std::string("Writes DIR/costs.csv, DIR/summary.md, DIR/cost_curves.gp and, with gnuplot, "
                              "DIR/cost_curves.png. Backends this machine lacks are skipped with a note.\n") +
