@@ -51,7 +51,7 @@ void check_add_and_update(const std::string& which) {
 template <typename T>
 void check_reserve_nodes(const std::string& which) {
   CAPTURE(which);
-  const Problem p = make_problem(250, 3, 1, 40, 90, 5);
+  const Problem p = make_problem(600, 3, 1, 40, 90, 5);
   const Growth plain = [&] {
     auto b = make<T>(which);
     return grow(*b, p, 70, 0.0);
