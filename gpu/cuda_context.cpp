@@ -57,7 +57,7 @@ Context::Context(int device, model::GpuMemory memory) : device_(device) {
 }
 
 Context::~Context() {
-  cudaSetDevice(device_);
+  RBF_CUDA_CHECK_LOG(cudaSetDevice(device_));
   RBF_CUBLAS_CHECK_LOG(cublas().destroy(blas_));
   RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
 }
@@ -80,7 +80,7 @@ void Context::require_free(std::size_t bytes, const std::string& what) const {
 
 void Context::throw_out_of_memory(std::size_t bytes, const std::string& what) const {
   std::size_t free_bytes = 0, total_bytes = 0;
-  cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = total_bytes = 0;  // the message still goes
   cudaGetLastError();
   throw Error("out of GPU memory: " + what + " needs " + mib(bytes) + " but only " +
               mib(free_bytes) + " of " + mib(total_bytes) + " are free on device " +

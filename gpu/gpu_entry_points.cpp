@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gpu/cuda_backend.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/cuda_refine_engine.hpp"
 
@@ -17,8 +18,9 @@ bool built_with_cuda() { return true; }
 
 DeviceReport query_devices() {
   DeviceReport report;
-  cudaDriverGetVersion(&report.driver_version);
-  cudaRuntimeGetVersion(&report.runtime_version);
+  // A report, not a run: a query that fails leaves its figure at 0 and the next one goes on.
+  if (cudaDriverGetVersion(&report.driver_version) != cudaSuccess) report.driver_version = 0;
+  if (cudaRuntimeGetVersion(&report.runtime_version) != cudaSuccess) report.runtime_version = 0;
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -31,7 +33,7 @@ DeviceReport query_devices() {
     return report;
   }
   int previous = 0;
-  cudaGetDevice(&previous);
+  if (cudaGetDevice(&previous) != cudaSuccess) previous = 0;
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
@@ -52,7 +54,7 @@ DeviceReport query_devices() {
     cudaGetLastError();
     report.devices.push_back(info);
   }
-  cudaSetDevice(previous);
+  RBF_CUDA_CHECK_LOG(cudaSetDevice(previous));
   cudaGetLastError();
   if (report.devices.empty()) report.why_none = "no CUDA device could be queried";
   return report;

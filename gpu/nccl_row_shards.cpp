@@ -67,10 +67,10 @@ class NcclRowShards final : public model::RowShards {
   NcclRowShards(std::size_t index, std::size_t count, int device, ncclComm_t comm)
       : RowShards(index, count), device_(device), comm_(comm) {}
   ~NcclRowShards() override {
-    cudaSetDevice(device_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-    if (send_ != nullptr) cudaFree(send_);
-    if (gathered_ != nullptr) cudaFree(gathered_);
+    RBF_CUDA_CHECK_LOG(cudaSetDevice(device_));
+    if (stream_ != nullptr) RBF_CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
+    if (send_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFree(send_));
+    if (gathered_ != nullptr) RBF_CUDA_CHECK_LOG(cudaFree(gathered_));
     if (comm_ != nullptr) nccl().comm_destroy(comm_);
   }
 
