@@ -20,12 +20,15 @@
 #include "gpu_refine_bench.hpp"
 #include "data/split.hpp"
 #include "data/synthetic.hpp"
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/vector_kernels.hpp"
 #include "contracts/gpu_entry_points.hpp"
-#include "gpu/kernels.hpp"
 #include "model/trainer.hpp"
 
 using namespace rbf;

@@ -8,11 +8,14 @@
 #include <vector>
 
 #include "data/split.hpp"
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/kernels.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/matrix_free_plan.hpp"
 #include "gpu_bench_timing.hpp"
 
 namespace rbf::bench {

@@ -67,7 +67,7 @@ install(DIRECTORY model/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/model FILES_MATCH
 install(DIRECTORY cpu/ DESTINATION ${RBF_INSTALL_INCLUDEDIR}/cpu FILES_MATCHING PATTERN "*.hpp")
 file(GLOB _rbf_gpu_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/gpu/*.hpp)
 foreach(_rbf_header IN LISTS _rbf_gpu_headers)
-  file(STRINGS ${_rbf_header} _rbf_cuda_includes REGEX "^#include [<\"](cuda|cublas|gpu/(cu|kernels|device_))")
+  file(STRINGS ${_rbf_header} _rbf_cuda_includes REGEX "^#include [<\"](cuda|cublas|gpu/(cu|device_|[a-z_]*kernels))")
   if(NOT _rbf_cuda_includes)
     install(FILES ${_rbf_header} DESTINATION ${RBF_INSTALL_INCLUDEDIR}/gpu)
   endif()

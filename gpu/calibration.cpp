@@ -17,6 +17,7 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/device_timing.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/matrix_free_plan.hpp"
 
 namespace rbf::gpu {
 

@@ -1,13 +1,17 @@
 // CGS's first pass with the tile held in registers: Q is read from memory once per node.
 //
 // The first pass needs each tile of Q twice: for u = phi - Q h1, and then, with u known, for
-// the block's share of h2 = Q^T u. The general kernel (vector_kernels.cu) re-reads the tile and
+// the block's share of h2 = Q^T u. The general kernel (cgs_kernels.cu) re-reads the tile and
 // hopes it is still in cache; with hundreds of columns a 512-row tile is ~1 MB, so the re-read
 // goes to L2 or memory, and the pass ran at about 2/3 of the copy bandwidth. Here a block's
 // tile of 32 V rows x up to 8 kC columns stays in registers between the two
 // steps (V kC <= 128 values per lane), so it is read once.
 #pragma once
 
+#include <cstddef>
+
+#include "gpu/cgs_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/reductions.cuh"
 
 namespace rbf {

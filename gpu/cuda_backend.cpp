@@ -9,8 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
+#include "gpu/cgs_kernels.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/matrix_free_plan.hpp"
 #include "contracts/candidate_storage.hpp"
 
 namespace rbf::gpu {

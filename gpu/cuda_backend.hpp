@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/device_timing.hpp"
-#include "gpu/kernels.hpp"
-#include "gpu/matrix_free_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/matrix_free_plan.hpp"
 #include "contracts/backend.hpp"
 #include "contracts/backend_options.hpp"
 
@@ -209,7 +210,7 @@ class CudaBackend final : public model::Backend<T> {
   std::size_t history_columns_ = 0;
   // Constants for device pointer mode, reduction scratch and the results copied back.
   Buffer<T> constants_;  // 1, 0, -1
-  // results_: the fixed slots, a (k values) and h (basis capacity) of kernels/kernels.hpp.
+  // results_: the fixed slots of gpu/kernel_constants.hpp, a (k values) and h (basis capacity).
   Buffer<double> reduce_values_, results_, results_host_;
   std::size_t h_offset_ = 0;
   // Lazy CGS2 left a = q^T E in the results: update() leaves E -= q a^T to the next CGS pass

@@ -23,7 +23,7 @@ void log_cublas_error(cublasStatus_t status, const char* expr, const char* file,
 
 }  // namespace rbf::gpu
 
-// Kernel launchers (gpu/kernels.hpp) return cudaGetLastError(), so wrapping a launcher in
+// Kernel launchers (gpu/*_kernels.hpp) return cudaGetLastError(), so wrapping a launcher in
 // RBF_CUDA_CHECK checks the launch itself.
 #define RBF_CUDA_CHECK(expr)                                                  \
   do {                                                                        \

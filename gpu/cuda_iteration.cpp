@@ -9,9 +9,12 @@
 #include <chrono>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 
 namespace rbf::gpu {
 

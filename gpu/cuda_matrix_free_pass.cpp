@@ -4,6 +4,9 @@
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_timing.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/matrix_free_kernels.hpp"
+#include "gpu/matrix_free_plan.hpp"
 
 namespace rbf::gpu {
 namespace {

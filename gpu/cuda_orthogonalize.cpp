@@ -21,10 +21,15 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
+#include "gpu/cgs_kernels.hpp"
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/vector_kernels.hpp"
 #include "contracts/gaussian_columns.hpp"
 #include "contracts/reorthogonalization.hpp"
 

@@ -19,7 +19,7 @@
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/host_sizes.hpp"
-#include "gpu/kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/refine_kernels.hpp"
 
 namespace rbf::gpu {

@@ -8,10 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/vector_kernels.hpp"
 
 namespace rbf::gpu {
 

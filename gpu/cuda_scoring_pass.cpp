@@ -8,11 +8,15 @@
 #include <cmath>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/vector_kernels.hpp"
 
 namespace rbf::gpu {
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "gpu/candidate_kernels.hpp"
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"

@@ -8,6 +8,9 @@
 #include "gpu/cuda_backend.hpp"
 #include "gpu/cuda_backend_internal.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/gaussian_column_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
+#include "gpu/vector_kernels.hpp"
 
 namespace rbf::gpu {
 

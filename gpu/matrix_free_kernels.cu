@@ -1,38 +1,21 @@
 // The matrix-free scoring pass: each Gaussian is computed from X and the candidate centers,
-// multiplied by v and reduced in registers, so Phi_C is never written to memory.
-//
-// On sm_80+ in float, the cross term x . c comes from tensor cores in split FP16: each operand
-// is its FP16 rounding (hi) plus the FP16 rounding of the rest (lo), and
-// hi.hi + hi.lo + lo.hi, accumulated in FP32, keeps float32 accuracy (the dropped lo.lo term
-// is ~2^-22 of the product). The three terms are one inner product over K = 3 (d + 1) (the
-// row's squared norm rides along), so d = 20 takes four m16n8k16 MMAs per 16 x 8 tile
-// (3xTF32 on m16n8k8 took nine: tried, 2.8 ms at 1M x 4096, tensor-bound). Plain TF32 is off
-// by ~1e-3 in z, a BF16 correction by ~3e-5: both too coarse. Each warp keeps 64
-// candidates' operands in registers for its whole row range and accumulates z in registers
-// (no atomics); rows stream through shared memory with cp.async double buffering. When one
-// power of two scales all rows, and its inverse all candidates (MatrixFreePlan::unit_scale),
-// the MMA's result is the exponent itself, with the candidate's constant term loaded as its
-// accumulator, and each Gaussian costs the MMA, one exp2 and one FMA. Elsewhere
-// (double, older GPUs, d > kMatrixFreeTensorMaxD), a CUDA-core kernel does the same with FMAs.
-#include <algorithm>
+// multiplied by v and reduced in registers, so Phi_C is never written to memory. Here: the
+// CUDA-core kernel, which does it with FMAs where tensor cores do not apply (double, GPUs
+// before sm_80, d > kMatrixFreeTensorMaxD), its operands, the sum over row splits, and the
+// launchers, which hand the pass to matrix_free_tensor_core_kernels.cu where the plan
+// (matrix_free_plan.cpp) chose tensor cores.
 #include <cmath>
-#include <cstdint>
-#include <type_traits>
+#include <cstddef>
 
-#include <cuda_fp16.h>
-
+#include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/matrix_free_plan.hpp"
+#include "gpu/matrix_free_tensor_core_kernels.hpp"
 #include "gpu/reductions.cuh"
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define RBF_MATRIX_FREE_MMA 1
-#endif
 
 namespace rbf {
 namespace gpu {
 namespace {
-
-constexpr double kLog2e = 1.4426950408889634;
 
 // ---------------------------------------------------------------- CUDA-core operands
 // x~_i = [x_i, 1, ||x_i||^2] and c~_c = L g_c [2 c, -||c||^2, -1], so x~ . c~ is the exponent.
@@ -177,477 +160,23 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
   }
 }
 
-// ---------------------------------------------------------------- tensor-core operands
-// Split-FP16 layout of the augmented vectors x~_i = [x_i, ||x_i||^2 2^-s] and
-// a~_c = [2 L g_c c, -L g_c 2^s] (D = d + 1 entries, s = MatrixFreePlan::norm_shift) over K = 16 KS positions, KS = ceil(3 D / 16):
-//   rows       [lo(x') | hi(x') | hi(x') | 0...]     x' = 2^e_i x~_i
-//   candidates [hi(a') | lo(a') | hi(a') | 0...]     a' = 2^f_c a~_c
-// so their inner product is lo.hi + hi.lo + hi.hi = x' . a' to ~2^-21 relative. The small
-// terms come first: the MMA's k-steps then add the large ones last, to sums of like size.
-// Each row also has 2^-e_i and each candidate {2^-f_c, -L g_c ||c||^2}, and
-//   exponent = (x' . a') 2^-e_i 2^-f_c - L g_c ||c||^2.
-// The power-of-two scales (exact) put each row's and each candidate group's largest entry in
-// [2^13, 2^14): FP16 ends at 65504, and its subnormals would lose the lo parts of small
-// entries. With a unit scale, rows take 2^e and candidates 2^-e for one e (e_i = -f_c), so
-// the product needs no scaling; see matrix_free_choose_scale for why its precision holds.
-// The halves come first, the per-row or per-candidate floats after all of them.
-
-__host__ __device__ constexpr int tc_steps(int d) { return (3 * (d + 1) + 15) / 16; }
-constexpr int kMmaTiles = 4;  // m16 tiles of candidates per warp of the MMA kernel
-// Candidates sharing one scale: one warp's, so the kernel applies it once per row and warp
-// instead of once per Gaussian. A group whose entries span more than ~2^17 loses some
-// precision in its smallest ones (their lo parts become FP16 subnormals).
-constexpr int kCandidateScaleGroup = kMmaTiles * 16;
-static_assert(kCandidateScaleGroup % 32 == 0 && kBlock % kCandidateScaleGroup == 0 &&
-                  kMatrixFreeCandidates % kBlock == 0,
-              "scale groups are whole warps of the operand kernel");
-__host__ __device__ constexpr int tc_row_halves(int ks) { return ks * 16; }
-__host__ __device__ constexpr int tc_candidate_halves(int ks) { return ks * 16; }
-// With an even number of k-steps, a lane's halves of steps 2j and 2j+1 lie side by side (one
-// 16-byte load per row and pair of steps, half the shared-memory loads); with an odd one, a
-// step's are 8 bytes apart from the next lane's. Both operands use the same positions: k is
-// a sum index.
-__host__ __device__ constexpr bool tc_paired(int ks) { return ks % 2 == 0; }
-__host__ __device__ constexpr int tc_fragment_offset(int ks, int s, int t) {
-  return tc_paired(ks) ? 32 * (s / 2) + 8 * t + 4 * (s % 2) : 16 * s + 4 * t;
-}
-// Row stride in shared memory: an odd multiple of 64 bytes keeps the 16-byte loads of a
-// quarter warp (2 rows x 4 lanes), and an odd multiple of 32 bytes the 8-byte loads of a
-// half warp (4 rows x 4 lanes), free of bank conflicts.
-__host__ __device__ constexpr int tc_staged_row_halves(int ks) {
-  return tc_paired(ks) ? ((ks * 16 / 32) % 2 == 1 ? ks * 16 : ks * 16 + 32) : ks * 16;
-}
-constexpr int kRowExtraFloats = 1;
-constexpr int kCandidateExtraFloats = 2;
-
-// The exponent e with 2^e max_abs in [2^13, 2^14), kept where 2^e is a normal float.
-__device__ int fp16_scale_exponent(double max_abs) {
-  if (!(max_abs > 0.0)) return 0;
-  int e = 0;
-  (void)frexp(max_abs, &e);
-  return min(100, max(-100, 14 - e));
-}
-
-// Writes 2^e v (entries v[0..n)) split into FP16 hi and lo parts, in three segments of n
-// (lo first for rows, hi first for candidates, see above), then zeros up to `halves`.
-__device__ void write_split(const double* v, int n, int e, bool lo_first, int halves, __half* out) {
-  for (int f = 0; f < n; ++f) {
-    const float x = static_cast<float>(ldexp(v[f], e));
-    const __half hi = __float2half_rn(x);
-    const __half lo = __float2half_rn(x - __half2float(hi));
-    out[f] = lo_first ? lo : hi;
-    out[n + f] = lo_first ? hi : lo;
-    out[2 * n + f] = hi;
-  }
-  const __half zero = __float2half_rn(0.0f);
-  for (int f = 3 * n; f < halves; ++f) out[f] = zero;
-}
-
-// unit_scale: every row takes 2^unit_exponent instead of its own scale.
-__global__ void tc_rows_kernel(const float* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
-                               int norm_shift, bool unit_scale, int unit_exponent, float* __restrict__ x_aug) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= padded_rows) return;
-  double v[kMatrixFreeTensorMaxD + 1];
-  double max_abs = 0.0;
-  v[d] = 0.0;
-  for (int f = 0; f < d; ++f) {
-    v[f] = i < rows ? static_cast<double>(xt[static_cast<std::size_t>(f) * ldx + i]) : 0.0;  // padding rows: 0
-    v[d] += v[f] * v[f];
-    max_abs = fmax(max_abs, fabs(v[f]));
-  }
-  v[d] = ldexp(v[d], -norm_shift);
-  const int e = unit_scale ? unit_exponent : fp16_scale_exponent(fmax(max_abs, v[d]));
-  const int halves = tc_row_halves(tc_steps(d));
-  write_split(v, d + 1, e, true, halves, reinterpret_cast<__half*>(x_aug) + static_cast<std::size_t>(i) * halves);
-  x_aug[static_cast<std::size_t>(padded_rows) * (halves / 2) + i] = i < rows ? static_cast<float>(ldexp(1.0, -e)) : 0.0f;
-}
-
-// unit_scale: every candidate takes 2^-unit_exponent instead of its group's scale.
-__global__ void tc_candidates_kernel(const float* __restrict__ centers, const float* __restrict__ gamma, int count,
-                                     int padded_count, int d, int norm_shift, bool unit_scale, int unit_exponent,
-                                     float* __restrict__ c_aug) {
-  __shared__ double warp_max[kBlock / 32];
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;  // padded_count is a multiple of kBlock
-  const bool live = c < count;                          // padding: never written out, zeros do
-  const double gain = live ? kLog2e * static_cast<double>(gamma[c]) : 0.0;
-  double v[kMatrixFreeTensorMaxD + 1];
-  double norm2 = 0.0, max_abs = ldexp(fabs(gain), norm_shift);
-  for (int f = 0; f < d; ++f) {
-    const double x = live ? static_cast<double>(centers[static_cast<std::size_t>(c) * d + f]) : 0.0;
-    norm2 += x * x;
-    v[f] = 2.0 * gain * x;
-    max_abs = fmax(max_abs, fabs(v[f]));
-  }
-  v[d] = ldexp(-gain, norm_shift);
-  // The group's largest entry sets its scale.
-  for (int offset = 16; offset > 0; offset >>= 1) max_abs = fmax(max_abs, __shfl_xor_sync(0xffffffffu, max_abs, offset));
-  if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x / 32] = max_abs;
-  __syncthreads();
-  const int first_warp = threadIdx.x / kCandidateScaleGroup * (kCandidateScaleGroup / 32);
-  for (int w = 0; w < kCandidateScaleGroup / 32; ++w) max_abs = fmax(max_abs, warp_max[first_warp + w]);
-  const int e = unit_scale ? -unit_exponent : fp16_scale_exponent(max_abs);
-
-  const int halves = tc_candidate_halves(tc_steps(d));
-  write_split(v, d + 1, e, false, halves, reinterpret_cast<__half*>(c_aug) + static_cast<std::size_t>(c) * halves);
-  float2* extra = reinterpret_cast<float2*>(c_aug + static_cast<std::size_t>(padded_count) * (halves / 2)) + c;
-  *extra = make_float2(static_cast<float>(ldexp(1.0, -e)), static_cast<float>(-gain * norm2));
-}
-
-// ---------------------------------------------------------------- tensor cores
-
-constexpr int kMmaWarps = 4;
-constexpr int kMmaThreads = kMmaWarps * 32;
-constexpr int kMmaMaxSteps = tc_steps(kMatrixFreeTensorMaxD);
-static_assert(kMmaWarps * kMmaTiles * 16 == kMatrixFreeCandidates, "one block covers its candidates");
-
-// Blocks per multiprocessor the compiler fits registers for. Four (at most 128 registers)
-// for the unit-scale scoring kernel up to four k-steps: 1.59-1.61 ms against 1.65-1.67 with
-// its own 137 at 1M x 4096 x 20 on an H100. The kernel with scales per row was slower held
-// to 128 (1.80 against 1.68 ms).
-__host__ __device__ constexpr int mma_min_blocks(int ks, bool square, bool unit_scale) {
-  return unit_scale && !square && ks <= 4 ? 4 : 2;
-}
-
-#ifdef RBF_MATRIX_FREE_MMA
-__device__ __forceinline__ void mma_fp16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                         std::uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-#endif
-
-// Fragment layouts (PTX ISA, mma.m16n8k16 .f16), lane = 4 g + t. The k index is a sum
-// index, so any assignment of K positions to k works as long as A and B agree: in k-step s,
-// lane t owns positions o + {0, 1} (k = 2t, 2t+1) and o + {2, 3} (k = 2t+8, 2t+9), with
-// o = tc_fragment_offset(KS, s, t): 8 bytes per row or candidate, next to the next step's.
-//   A (candidates): {(g, 2t..), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..)}   B (rows): {(2t.., g), (2t+8.., g)}
-//   D: {(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)}  (candidate, row)
-// kUnitScale: the operands were built with MatrixFreePlan::unit_scale. Without it, each
-// exponent is the product times its row's and candidate group's scales plus the candidate's
-// constant term, one more FMA per Gaussian.
-//
-// Neither clamps the exponent at 0 (one instruction per Gaussian, 4% of the pass): it is 0
-// only where x = c, and the rounding that can make it slightly positive there (phi = 1 +
-// ~1e-6) is the rounding every other Gaussian has too.
-template <int KS, bool kSquare, bool kUnitScale>
-__global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnitScale))
-    matrix_free_mma_kernel(MatrixFreePass<float> p) {
-#ifdef RBF_MATRIX_FREE_MMA
-  constexpr int kRowHalves = tc_row_halves(KS);
-  constexpr int kStagedHalves = tc_staged_row_halves(KS);
-  constexpr int kCandidateHalves = tc_candidate_halves(KS);
-  __shared__ __align__(16) __half xs[2][kMatrixFreeRows * kStagedHalves];
-  __shared__ __align__(16) float row_extra[2][kMatrixFreeRows];
-  __shared__ __align__(16) float ws[2][kMatrixFreeRows];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int cand0 = blockIdx.x * kMatrixFreeCandidates + warp * (kMmaTiles * 16);
-  const std::size_t padded_count = static_cast<std::size_t>(gridDim.x) * kMatrixFreeCandidates;
-
-  // The warp's 64 candidates for the whole kernel: MMA operands and the exponent's constants.
-  const __half* c_halves = reinterpret_cast<const __half*>(p.c_aug);
-  const float2* c_extra = reinterpret_cast<const float2*>(p.c_aug + padded_count * (kCandidateHalves / 2));
-  std::uint32_t a[kMmaTiles][KS][4];
-  const float c_scale = kUnitScale ? 1.0f : c_extra[cand0].x;  // the warp's candidates are one scale group
-  float c_bias[kMmaTiles][2];
-#pragma unroll
-  for (int mt = 0; mt < kMmaTiles; ++mt) {
-#pragma unroll
-    for (int s = 0; s < KS; ++s) {
-      const __half* lo_ptr =
-          c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + tc_fragment_offset(KS, s, t);
-      const uint2 lo = *reinterpret_cast<const uint2*>(lo_ptr);
-      const uint2 hi = *reinterpret_cast<const uint2*>(lo_ptr + 8 * kCandidateHalves);
-      a[mt][s][0] = lo.x;
-      a[mt][s][1] = hi.x;
-      a[mt][s][2] = lo.y;
-      a[mt][s][3] = hi.y;
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      c_bias[mt][h] = c_extra[cand0 + mt * 16 + g + 8 * h].y;
-    }
-  }
-
-  const __half* x_halves = reinterpret_cast<const __half*>(p.x_aug);
-  const float* x_extra = p.x_aug + static_cast<std::size_t>(p.padded_rows) * (kRowHalves / 2);
-  const int r_begin = blockIdx.y * p.rows_per_split;
-  const int r_end = min(p.padded_rows, r_begin + p.rows_per_split);
-  const int tiles = max(0, r_end - r_begin) / kMatrixFreeRows;
-  auto stage = [&](int buf, int row0) {
-    const __half* src = x_halves + static_cast<std::size_t>(row0) * kRowHalves;
-    constexpr int kRowChunks = kRowHalves / 8;  // 16-byte chunks
-    for (int e = threadIdx.x; e < kMatrixFreeRows * kRowChunks; e += kMmaThreads)
-      cp_async16(&xs[buf][e / kRowChunks * kStagedHalves + e % kRowChunks * 8], src + e * 8);
-    if (!kUnitScale && threadIdx.x < kMatrixFreeRows / 4)
-      cp_async16(&row_extra[buf][4 * threadIdx.x], x_extra + row0 + 4 * threadIdx.x);
-    if (threadIdx.x < kMatrixFreeRows) cp_async4(&ws[buf][threadIdx.x], p.v + row0 + threadIdx.x);
-    cp_async_commit();
-  };
-
-  float zacc[kMmaTiles][2], sacc[kMmaTiles][2];
-#pragma unroll
-  for (int mt = 0; mt < kMmaTiles; ++mt) zacc[mt][0] = zacc[mt][1] = sacc[mt][0] = sacc[mt][1] = 0.0f;
-
-  if (tiles > 0) stage(0, r_begin);
-  for (int tile = 0; tile < tiles; ++tile) {
-    const int buf = tile & 1;
-    if (tile + 1 < tiles) {
-      stage(buf ^ 1, r_begin + (tile + 1) * kMatrixFreeRows);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();
-    const int row_base = r_begin + tile * kMatrixFreeRows;
-    // Not unrolled: two row groups in flight took more registers than they hid latency
-    // (1.89 ms against 1.80 ms at 1M x 4096 x 20 on an H100), and fewer registers let more
-    // blocks share a multiprocessor.
-    // Pointers stepped per row group, not indices recomputed: every instruction taken out of
-    // this loop made the pass faster.
-    const __half* xr = &xs[buf][g * kStagedHalves + tc_fragment_offset(KS, 0, t)];
-    const float* wr = &ws[buf][2 * t];
-    const float* rr = &row_extra[buf][2 * t];
-#pragma unroll 1
-    for (int nt = 0; nt < kMatrixFreeRows / 8; ++nt, xr += 8 * kStagedHalves, wr += 8, rr += 8) {
-      std::uint32_t b[KS][2];
-      if (tc_paired(KS)) {
-        // s + 1 < KS here; the guard keeps odd KS's copy of this branch, never run, in bounds.
-#pragma unroll
-        for (int s = 0; s < KS; s += 2) {
-          const uint4 x = *reinterpret_cast<const uint4*>(xr + 16 * s);
-          b[s][0] = x.x;
-          b[s][1] = x.y;
-          b[s + 1 < KS ? s + 1 : s][0] = x.z;
-          b[s + 1 < KS ? s + 1 : s][1] = x.w;
-        }
-      } else {
-#pragma unroll
-        for (int s = 0; s < KS; ++s) {
-          const uint2 x = *reinterpret_cast<const uint2*>(xr + 16 * s);
-          b[s][0] = x.x;
-          b[s][1] = x.y;
-        }
-      }
-      const float2 w = *reinterpret_cast<const float2*>(wr);
-      // The scales of rows 2t and 2t+1's products.
-      const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : *reinterpret_cast<const float2*>(rr);
-      const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
-      float m0 = 1.0f, m1 = 1.0f;
-      if (kSquare) {
-        const int row = row_base + nt * 8 + 2 * t;
-        m0 = row < p.rows ? 1.0f : 0.0f;
-        m1 = row + 1 < p.rows ? 1.0f : 0.0f;
-      }
-#pragma unroll
-      for (int mt = 0; mt < kMmaTiles; ++mt) {
-        float d[4];
-        if (kUnitScale) {  // the accumulator starts at the candidates' constant terms
-          d[0] = d[1] = c_bias[mt][0];
-          d[2] = d[3] = c_bias[mt][1];
-        } else {
-          d[0] = d[1] = d[2] = d[3] = 0.0f;
-        }
-#pragma unroll
-        for (int s = 0; s < KS; ++s) mma_fp16(d, a[mt][s], b[s][0], b[s][1]);
-        if (!kUnitScale) {
-          d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
-          d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
-          d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
-          d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
-        }
-        const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
-        zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
-        zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
-        if (kSquare) {
-          sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
-          sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
-        }
-      }
-    }
-    __syncthreads();  // the next stage overwrites the buffer just read
-  }
-
-  // The four lanes of a group hold the same candidates over different rows.
-#pragma unroll
-  for (int mt = 0; mt < kMmaTiles; ++mt) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float z = zacc[mt][h], q = sacc[mt][h];
-      z += __shfl_xor_sync(0xffffffffu, z, 1);
-      z += __shfl_xor_sync(0xffffffffu, z, 2);
-      if (kSquare) {
-        q += __shfl_xor_sync(0xffffffffu, q, 1);
-        q += __shfl_xor_sync(0xffffffffu, q, 2);
-      }
-      const int c = cand0 + mt * 16 + g + 8 * h;
-      if (t == 0 && c < p.count) {
-        p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = z;
-        if (kSquare) p.out_square[static_cast<std::size_t>(blockIdx.y) * p.count + c] = q;
-      }
-    }
-  }
-#else
-  (void)p;  // never launched: plan_matrix_free checks the compiled architecture
-#endif
-}
-
-int blocks_for(std::size_t n, int per_block) { return static_cast<int>((n + per_block - 1) / per_block); }
-
-template <int KS, bool kSquare, bool kUnitScale>
-const void* mma_kernel() {
-  return reinterpret_cast<const void*>(&matrix_free_mma_kernel<KS, kSquare, kUnitScale>);
-}
-
-template <bool kSquare, bool kUnitScale>
-const void* mma_kernel_for(int ks) {
-  static_assert(kMmaMaxSteps == 6, "one case per k-step count");
-  switch (ks) {
-    case 1:
-      return mma_kernel<1, kSquare, kUnitScale>();
-    case 2:
-      return mma_kernel<2, kSquare, kUnitScale>();
-    case 3:
-      return mma_kernel<3, kSquare, kUnitScale>();
-    case 4:
-      return mma_kernel<4, kSquare, kUnitScale>();
-    case 5:
-      return mma_kernel<5, kSquare, kUnitScale>();
-    default:
-      return mma_kernel<6, kSquare, kUnitScale>();
-  }
-}
-
-const void* mma_kernel_for(int ks, bool square, bool unit_scale) {
-  if (unit_scale) return square ? mma_kernel_for<true, true>(ks) : mma_kernel_for<false, true>(ks);
-  return square ? mma_kernel_for<true, false>(ks) : mma_kernel_for<false, false>(ks);
-}
-
-cudaError_t launch_mma(const MatrixFreePass<float>& pass, const MatrixFreePlan& plan, cudaStream_t stream) {
-  if (pass.d < 1 || pass.d > kMatrixFreeTensorMaxD) return cudaErrorInvalidValue;
-  const void* kernel = mma_kernel_for(tc_steps(pass.d), pass.out_square != nullptr, plan.unit_scale);
-  const dim3 grid(blocks_for(static_cast<std::size_t>(pass.count), kMatrixFreeCandidates), pass.splits);
-  void* args[] = {const_cast<MatrixFreePass<float>*>(&pass)};
-  return cudaLaunchKernel(kernel, grid, dim3(kMmaThreads), args, 0, stream);
-}
-cudaError_t launch_mma(const MatrixFreePass<double>&, const MatrixFreePlan&, cudaStream_t) {
-  return cudaErrorInvalidValue;  // tensor_cores is only planned for float
-}
-
-// True when this binary holds tensor-core code for the device (built for sm_80 or later,
-// and not JIT-compiled from older PTX, whose kernel body would be empty).
-bool mma_compiled_for(int device) {
-  int major = 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
-  if (major < 8) return false;
-  cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes(&attributes, mma_kernel<4, false, true>()) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return attributes.ptxVersion >= 80 && attributes.binaryVersion >= 80;
-}
-
-template <typename T>
-cudaError_t launch_tc_rows(const T*, std::size_t, int, int, int, const MatrixFreePlan&, T*, cudaStream_t) {
-  return cudaErrorInvalidValue;  // tensor_cores is only planned for float
-}
-template <>
-cudaError_t launch_tc_rows<float>(const float* xt, std::size_t ldx, int rows, int padded_rows, int d,
-                                  const MatrixFreePlan& plan, float* x_aug, cudaStream_t stream) {
-  tc_rows_kernel<<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
-      xt, ldx, rows, padded_rows, d, plan.norm_shift, plan.unit_scale, plan.unit_exponent, x_aug);
-  return cudaGetLastError();
-}
-
-template <typename T>
-cudaError_t launch_tc_candidates(const T*, const T*, int, int, int, const MatrixFreePlan&, T*, cudaStream_t) {
-  return cudaErrorInvalidValue;  // tensor_cores is only planned for float
-}
-template <>
-cudaError_t launch_tc_candidates<float>(const float* centers, const float* gamma, int count, int padded_count, int d,
-                                        const MatrixFreePlan& plan, float* c_aug, cudaStream_t stream) {
-  tc_candidates_kernel<<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
-      centers, gamma, count, padded_count, d, plan.norm_shift, plan.unit_scale, plan.unit_exponent, c_aug);
-  return cudaGetLastError();
-}
-
 }  // namespace
 
-int matrix_free_norm_shift(double mean_row_norm2) {
-  if (!(mean_row_norm2 > 0.0) || !std::isfinite(mean_row_norm2)) return 0;
-  // 2^s = |x| sqrt(2 d) for rows of typical size |x|, mean ||x||^2 = d |x|^2: then the norm entry
-  // is ~sqrt(d / 2) times the largest feature on the row side and the candidate side alike.
-  const long s = std::lround(0.5 * std::log2(2.0 * mean_row_norm2));
-  return static_cast<int>(std::max(-60L, std::min(60L, s)));
-}
-
-void matrix_free_choose_scale(MatrixFreePlan& plan, const MatrixFreeRange& range, int d) {
-  // The largest entries of x~ = [x, ||x||^2 2^-s] and a~ = L [2 g c, -g 2^s] (see above), and
-  // bounds on the sums of their magnitudes.
-  const double norm_entry = std::ldexp(range.max_row_norm2, -plan.norm_shift);
-  const double gain_entry = kLog2e * std::ldexp(range.max_gain, plan.norm_shift);
-  const double row_max = std::max(range.max_feature, norm_entry);
-  const double candidate_max = std::max(2.0 * kLog2e * range.max_gain_feature, gain_entry);
-  const double row_sum = d * range.max_feature + norm_entry;
-  const double candidate_sum = 2.0 * kLog2e * d * range.max_gain_feature + gain_entry;
-  plan.unit_scale = false;
-  plan.unit_exponent = 0;
-  if (!std::isfinite(row_sum) || !std::isfinite(candidate_sum)) return;
-  if (!(row_max > 0.0) || !(candidate_max > 0.0)) {  // all products are 0: any scale will do
-    plan.unit_scale = true;
-    return;
-  }
-  // Balanced: 2^e row_max = 2^-e candidate_max, up to a factor sqrt(2).
-  const long e = std::lround(0.5 * std::log2(candidate_max / row_max));
-  if (e < -100 || e > 100) return;
-  // Range: the larger side stays far below FP16's 65504 after hi + lo rounding.
-  if (std::max(std::ldexp(row_max, static_cast<int>(e)), std::ldexp(candidate_max, static_cast<int>(-e))) >
-      std::ldexp(1.0, 15))
-    return;
-  // Precision: an entry v is hi + lo to ~2^-22 |v|, as with scales of its own, until lo
-  // falls into FP16's subnormals (|v| < 2^-3); below that it is exact to 2^-25 absolutely.
-  // An exponent then errs by at most 2^-25 (sum |x'| + sum |a'|) beyond its own rounding:
-  // that bound, with every entry at its maximum and every error aligned, stays under 2^-17
-  // (measured errors are ~1e-6 of sum |phi v| at 2^-20). Data whose rows or candidates differ
-  // by orders of magnitude (an outlier row) keep their own scales.
-  const double floor_bound =
-      std::ldexp(row_sum, static_cast<int>(e) - 25) + std::ldexp(candidate_sum, static_cast<int>(-e) - 25);
-  if (floor_bound > std::ldexp(1.0, -17)) return;
-  plan.unit_scale = true;
-  plan.unit_exponent = static_cast<int>(e);
-}
-
-int matrix_free_padded_count(int count) {
-  return blocks_for(static_cast<std::size_t>(std::max(count, 0)), kMatrixFreeCandidates) * kMatrixFreeCandidates;
+template <typename T>
+MatrixFreeKernelShape matrix_free_cuda_core_shape(int d) {
+  MatrixFreeKernelShape shape;
+  shape.kernel = reinterpret_cast<const void*>(&matrix_free_simt_kernel<T, false>);
+  shape.threads = kBlock;
+  shape.candidates = SimtShape<T>::candidates;
+  shape.row_floats = shape.candidate_floats = simt_stride(d);
+  return shape;
 }
 
 template <typename T>
 cudaError_t launch_matrix_free_rows(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                     const MatrixFreePlan& plan, T* x_aug, cudaStream_t stream) {
   if (padded_rows <= 0) return cudaSuccess;
-  if (plan.tensor_cores) return launch_tc_rows<T>(xt, ldx, rows, padded_rows, d, plan, x_aug, stream);
+  if (plan.tensor_cores) return launch_tensor_core_rows(xt, ldx, rows, padded_rows, d, plan, x_aug, stream);
   simt_rows_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
       xt, ldx, rows, padded_rows, d, x_aug);
   return cudaGetLastError();
@@ -659,7 +188,7 @@ cudaError_t launch_matrix_free_candidates(const T* centers, const T* gamma, int 
   const int padded_count = matrix_free_padded_count(count);
   if (padded_count <= 0) return cudaSuccess;
   if (plan.tensor_cores)
-    return launch_tc_candidates<T>(centers, gamma, count, padded_count, d, plan, c_aug, stream);
+    return launch_tensor_core_candidates(centers, gamma, count, padded_count, d, plan, c_aug, stream);
   simt_candidates_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_count), kBlock), kBlock, 0, stream>>>(
       centers, gamma, count, padded_count, d, c_aug);
   return cudaGetLastError();
@@ -671,40 +200,6 @@ cudaError_t launch_sum_splits(const T* partial, int splits, int count, T* dest, 
   sum_splits_kernel<T><<<blocks_for(static_cast<std::size_t>(count), kBlock), kBlock, 0, stream>>>(
       partial, splits, count, dest);
   return cudaGetLastError();
-}
-
-template <typename T>
-MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, bool tensor_cores_allowed) {
-  MatrixFreePlan plan;
-  plan.tensor_cores = tensor_cores_allowed && std::is_same<T, float>::value && d >= 1 &&
-                      d <= kMatrixFreeTensorMaxD && mma_compiled_for(device);
-  if (plan.tensor_cores) {
-    plan.row_floats = tc_row_halves(tc_steps(d)) / 2 + kRowExtraFloats;
-    plan.candidate_floats = tc_candidate_halves(tc_steps(d)) / 2 + kCandidateExtraFloats;
-  } else {
-    plan.row_floats = plan.candidate_floats = simt_stride(d);
-  }
-  int sms = 1;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) sms = 1;
-  const int per_block = plan.tensor_cores ? kMatrixFreeCandidates : SimtShape<T>::candidates;
-  const int candidate_blocks = std::max(1, blocks_for(static_cast<std::size_t>(std::max(count, 1)), per_block));
-  int resident = 1;
-  const void* kernel = plan.tensor_cores ? mma_kernel_for<false, true>(tc_steps(d))
-                                         : reinterpret_cast<const void*>(&matrix_free_simt_kernel<T, false>);
-  const int threads = plan.tensor_cores ? kMmaThreads : kBlock;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, 0) != cudaSuccess || resident < 1) {
-    (void)cudaGetLastError();
-    resident = 1;
-  }
-  // About four waves of blocks, so the last wave's imbalance stays small, and whole
-  // kMatrixFreeRows tiles per split.
-  const int target = sms * resident * 4;
-  const int tiles = std::max(1, padded_rows / kMatrixFreeRows);
-  int splits = std::min(tiles, std::max(1, (target + candidate_blocks - 1) / candidate_blocks));
-  const int tiles_per_split = (tiles + splits - 1) / splits;
-  plan.splits = (tiles + tiles_per_split - 1) / tiles_per_split;
-  plan.rows_per_split = tiles_per_split * kMatrixFreeRows;
-  return plan;
 }
 
 template <typename T>
@@ -720,7 +215,7 @@ cudaError_t launch_matrix_free_pass(const MatrixFreePass<T>& pass, const MatrixF
       matrix_free_simt_kernel<T, false><<<grid, kBlock, 0, stream>>>(pass);
     return cudaGetLastError();
   }
-  return launch_mma(pass, plan, stream);
+  return launch_tensor_core_pass(pass, plan, stream);
 }
 
 }  // namespace gpu
@@ -732,7 +227,7 @@ cudaError_t launch_matrix_free_pass(const MatrixFreePass<T>& pass, const MatrixF
   template cudaError_t launch_matrix_free_candidates<T>(const T*, const T*, int, int, const MatrixFreePlan&, \
                                                         T*, cudaStream_t);                               \
   template cudaError_t launch_sum_splits<T>(const T*, int, int, T*, cudaStream_t);                        \
-  template MatrixFreePlan plan_matrix_free<T>(int, int, int, int, bool);                                  \
+  template MatrixFreeKernelShape matrix_free_cuda_core_shape<T>(int);                                   \
   template cudaError_t launch_matrix_free_pass<T>(const MatrixFreePass<T>&, const MatrixFreePlan&,        \
                                                   cudaStream_t);
 namespace rbf {

@@ -4,8 +4,6 @@
 
 #include <cuda_runtime.h>
 
-#include "gpu/kernels.hpp"
-
 namespace rbf {
 namespace gpu {
 

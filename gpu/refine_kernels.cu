@@ -3,6 +3,7 @@
 // Levenberg-Marquardt, and the chunk-to-double accumulation. The GEMMs are cuBLAS.
 #include <algorithm>
 
+#include "gpu/kernel_constants.hpp"
 #include "gpu/reductions.cuh"
 #include "gpu/refine_kernels.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 // Each block covers kBlock rows of kColumnsPerBlock node columns: the independent loads of
 // one thread's columns are in flight together, and any node count fits the grid's y limit.
 constexpr int kColumnsPerBlock = 8;
-constexpr int kMaxGridY = 65535;
 constexpr int kAccumulateBlocks = 1024;
 
 // The fast intrinsic in float: H needs -log Phi to an absolute 1e-6 or so, which __logf gives

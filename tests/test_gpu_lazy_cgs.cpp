@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "data/split.hpp"
-#include "gpu/kernels.hpp"
+#include "gpu/cgs_kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "tests/gpu_test_buffers.hpp"
 #include "tests/parity_support.hpp"
 

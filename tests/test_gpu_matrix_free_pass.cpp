@@ -13,8 +13,9 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/cuda_context.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/kernels.hpp"
+#include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_kernels.hpp"
+#include "gpu/matrix_free_plan.hpp"
 #include "tests/gpu_test_buffers.hpp"
 #include "tests/parity_support.hpp"
 
