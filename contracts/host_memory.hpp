@@ -1,20 +1,20 @@
-// How much host memory the machine has free, for the default limit on a stored Phi_C and for
-// refusing, before anything is allocated, what cannot fit (declared here, defined in
-// cpu/host_memory.cpp).
+// The host memory a stored Phi_C may take, and the check that refuses, before anything is
+// allocated, what cannot fit (the available memory itself: data/host_memory.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdio>
 #include <string>
 
+#include "data/host_memory.hpp"
+
 namespace rbf::model {
+
+using data::available_host_memory_bytes;
 
 // Share of the available host memory a stored Phi_C may take; the rest stays for X, Q, E,
 // the statistics and the other programs on the machine (a Jetson shares it with its GPU).
 constexpr double kHostMemoryShare = 0.5;
-
-// MemAvailable from /proc/meminfo, else the free physical pages; 0 when neither is known.
-std::size_t available_host_memory_bytes();
 
 // kHostMemoryShare of the available host memory, in bytes.
 inline double host_candidate_limit_bytes() {

@@ -1,5 +1,5 @@
-// The machine's available host memory (contracts/host_memory.hpp).
-#include "contracts/host_memory.hpp"
+// The machine's available host memory, from /proc/meminfo.
+#include "data/host_memory.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-namespace rbf::model {
+namespace rbf::data {
 
 std::size_t available_host_memory_bytes() {
   // MemAvailable counts reclaimable caches too, unlike the free pages: what a new allocation
@@ -26,4 +26,4 @@ std::size_t available_host_memory_bytes() {
   return 0;
 }
 
-}  // namespace rbf::model
+}  // namespace rbf::data
