@@ -1,0 +1,251 @@
+# End-to-end tests of training features through the rbfnet binary: output ridge, linear terms,
+# refinement, cross-validation, refit, predict, inspect and evaluate. Uses
+# rbf_cli_test and the folders set in cli_tests.cmake, included before this file.
+
+# --- output ridge ------------------------------------------------------------------------------
+# A training without linear terms chooses a penalty on the output weights by validation (bundled
+# diabetes: noisy enough that one beats least squares), and the model it saves evaluates and predicts.
+rbf_cli_test(output_ridge_default_train
+  STDOUT "event: output ridge [0-9.e+-]+ \\(chosen on validation\\): validation RMSE [0-9.]+ -> [0-9.]+\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms off --folds 0 --out ridge.rbfn)
+set_tests_properties(cli.output_ridge_default_train PROPERTIES FIXTURES_SETUP ridge_model)
+rbf_cli_test(output_ridge_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
+  ARGS evaluate --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
+set_tests_properties(cli.output_ridge_evaluate PROPERTIES FIXTURES_REQUIRED ridge_model)
+rbf_cli_test(output_ridge_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model ridge.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
+set_tests_properties(cli.output_ridge_predict PROPERTIES FIXTURES_REQUIRED ridge_model)
+# A fixed penalty applies as given: a huge one leaves the mean of the training targets.
+# (Cross-validation keeps 8 nodes on diabetes; --nodes 20 spares it growing up to 300 per fold, a
+# cost that grows tenfold under the sanitizers and qemu.)
+rbf_cli_test(output_ridge_fixed STDOUT "event: output ridge 1e\\+09\n.*all rows: +RMSE [0-9.]+ \\(target units\\), R2 0\\.0000"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms off --output-ridge 1e9 --nodes 20 --out ridge_fixed.rbfn)
+rbf_cli_test(output_ridge_negative EXIT 2 STDERR "--output-ridge must be 'auto' or a number >= 0, got '-1'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --output-ridge -1)
+rbf_cli_test(output_ridge_default_auto STDOUT "\n  output_ridge: auto\n" ARGS train --print-config)
+
+# --- linear terms -----------------------------------------------------------------------------
+# Diabetes with linear terms: the summary reports them, inspect lists them (text and JSON), and
+# the model evaluates and predicts with them. Cross-validation keeps 0 nodes here and under 10
+# with linear terms off; --nodes 20 only spares it growing up to 300 per fold.
+rbf_cli_test(linear_terms_train
+  STDOUT "\n  linear terms: 10 features, ridge [0-9.e+-]+ \\(chosen by generalized cross-validation\\)\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms on --nodes 20 --out linear.rbfn)
+set_tests_properties(cli.linear_terms_train PROPERTIES FIXTURES_SETUP linear_model)
+rbf_cli_test(linear_terms_inspect
+  STDOUT "\n  linear terms \\(standardized inputs and outputs\\):\n    progression: age -?[0-9.e+-]+, sex -?[0-9.e+-]+, bmi "
+  ARGS inspect linear.rbfn)
+rbf_cli_test(linear_terms_inspect_json
+  STDOUT "\"linear_terms\": ?.\"outputs\": ?.\"progression\"., ?\"weights\": ?..-?[0-9]"
+  ARGS inspect linear.rbfn --json)
+rbf_cli_test(linear_terms_evaluate STDOUT "progression +RMSE [0-9.]+ +MAE [0-9.]+ +R2 0\\.[45]"
+  ARGS evaluate --model linear.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression)
+rbf_cli_test(linear_terms_predict STDOUT "^progression\n([0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model linear.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv)
+set_tests_properties(cli.linear_terms_inspect cli.linear_terms_inspect_json cli.linear_terms_evaluate
+  cli.linear_terms_predict PROPERTIES FIXTURES_REQUIRED linear_model)
+# Off: no linear terms in the model.
+rbf_cli_test(linear_terms_off STDOUT "\"linear_ridge\": ?null"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target progression --backend cpu --quiet
+    --log-level warn --linear-terms off --nodes 20 --out linear_off.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(linear_terms_bad_value EXIT 2 STDERR "--linear-terms must be "
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --linear-terms sometimes)
+rbf_cli_test(linear_terms_default_auto STDOUT "\n  linear_terms: auto\n" ARGS train --print-config)
+
+# --- refinement -------------------------------------------------------------------------------
+# Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
+# reported, the refined model predicts every row, and it evaluates as well as a grown one does.
+rbf_cli_test(refine_train
+  STDOUT "event: refine 10 nodes on the cpu \\(lm.*event: at the end: refine.*validation: +accuracy (0\\.9[0-9]*|1\\.0000)"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 20 --backend cpu
+    --refine-every 10 --refine-at-end --refine-method lm --refine-epochs 5 --quiet --log-level warn
+    --out refined.rbfn --log-iter refined_iterations.csv)
+set_tests_properties(cli.refine_train PROPERTIES FIXTURES_SETUP refined_model)
+rbf_cli_test(refine_evaluate STDOUT "accuracy (0\\.9[5-9][0-9]*|1\\.0000)"
+  ARGS evaluate --model refined.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species)
+set_tests_properties(cli.refine_evaluate PROPERTIES FIXTURES_REQUIRED refined_model)
+rbf_cli_test(refine_bad_method EXIT 2 STDERR "--refine-method must be one of adam, lm, auto, got 'sgd'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-method sgd)
+rbf_cli_test(refine_bad_rate EXIT 2 STDERR "--refine-lr must be a number in .0, 10., got 0"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refine-lr 0)
+rbf_cli_test(refine_yaml_typo EXIT 2 STDERR "unknown key 'refine.evrey' \\(did you mean 'refine.every'\\?\\)"
+  ARGS train --config ${RBF_CLI_DATA}/refine_typo.yaml --print-config)
+
+# --- list flags and generated data are checked before any work ------------------------------
+rbf_cli_test(target_only_commas EXIT 2 STDERR "--target needs at least one column name or index, got ','"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target , --nodes 2)
+rbf_cli_test(features_empty_equals EXIT 2 STDERR "--features needs at least one column name or index, got ''"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --features=)
+rbf_cli_test(bench_one_synthetic_row EXIT 2 STDERR "--synthetic needs ROWS >= 2 .*got '1,5'"
+  ARGS bench --synthetic 1,5 --backends cpu --out never-made)
+# Found by the argv fuzzer (tests/cli/argv_fuzz.py, rows A1-A6 of docs/RELIABILITY.md): a switch
+# given a value ended in CLI11's "Could not convert: --json = x"; a value in brackets was read
+# as a list ("--data [good.csv]" read good.csv); blanks around a path were dropped, so another
+# file than the one named was read.
+rbf_cli_test(switch_with_value EXIT 2 STDERR "^rbfnet: error: --json is a switch and takes no value, got '--json=x'\n$"
+  ARGS inspect model.rbfn --json=x)
+rbf_cli_test(train_switch_with_value EXIT 2 STDERR "--print-config is a switch and takes no value, got '--print-config=yes'"
+  ARGS train --print-config=yes)
+rbf_cli_test(value_in_brackets_is_not_a_list EXIT 2 STDERR "data file '\\[${RBF_CLI_DATA}/good\\.csv\\]' does not exist"
+  ARGS train --data [${RBF_CLI_DATA}/good.csv] --target y --nodes 2 --out never.rbfn)
+rbf_cli_test(target_in_brackets_is_not_a_list EXIT 2 STDERR "'\\[y\\]'"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target [y] --nodes 2 --out never.rbfn)
+# Also found by it: CLI11's own wording for a flag without its value ("--data: 1 required FILE
+# missing"), for a repeated --data ("At Most 1 required but received 2", while a repeated --nodes
+# took the last value) and for words after "--" (listed in a scrambled order).
+rbf_cli_test(flag_without_value EXIT 2 STDERR "^rbfnet: error: --data needs a value \\(FILE\\) \\(see 'rbfnet predict --help'\\)\n$"
+  ARGS predict --model model.rbfn --data)
+rbf_cli_test(repeated_flag_takes_the_last EXIT 2 STDERR "data file 'second\\.csv' does not exist"
+  ARGS predict --model ${RBF_CLI_DATA}/not_a_model.rbfn --data first.csv --data second.csv)
+rbf_cli_test(double_dash_refused EXIT 2
+  STDERR "^rbfnet: error: '--' is not used by 'rbfnet evaluate': give every value after its flag \\(a file whose name starts with '-' as \\./NAME\\)\n$"
+  ARGS evaluate --model m.rbfn --data d.csv --target y -- --delimiter auto)
+rbf_cli_test(blank_around_path_kept EXIT 2 STDERR "data file ' ${RBF_CLI_DATA}/good\\.csv' does not exist"
+  ARGS train "--data= ${RBF_CLI_DATA}/good.csv" --target y --nodes 2 --out never.rbfn)
+
+# --- what ML users expect: label hints, probabilities, inspection, JSON, quiet runs ---------------
+# Integer class labels read as a regression target are trained as asked, with a warning naming
+# the flag; --task regression says it is meant and silences it.
+rbf_cli_test(integer_labels_warn
+  STDERR "warn.*target column 'label' holds only 3 distinct integer values \\(0, 1, 2\\).*--task classification"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --nodes 3 --quiet --out int_labels.rbfn)
+rbf_cli_test(integer_labels_regression_meant NOT_STDERR "distinct integer"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task regression --nodes 3 --quiet
+    --out int_labels.rbfn)
+rbf_cli_test(integer_labels_classification STDOUT "training: +accuracy"
+  ARGS train --data ${RBF_CLI_DATA}/int_labels.csv --target label --task classification --nodes 3 --quiet
+    --out int_labels.rbfn)
+
+# A quiet run off a terminal prints the summary only: nothing on stderr. Both errors of the
+# summary are in target units, with R2; the JSON summary goes through the output policy.
+rbf_cli_test(quiet_train_summary_only
+  STDOUT "training: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.-]+, [0-9]+ rows\n  validation: +RMSE [0-9.e+-]+ \\(target units\\), R2"
+  NOT_STDERR "." NOT_STDOUT "no usable GPU|standardized"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 8 --folds 0 --quiet --out quiet.rbfn)
+# Small data are cross-validated by default (data.folds auto): the summary says what the folds
+# chose, in target units, and the JSON summary has it too.
+rbf_cli_test(cross_validation_summary
+  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  kept ([0-9]+ nodes with widths [0-9., ]+ x sigma0|0 nodes \\(linear terms and bias only\\)), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
+  NOT_STDOUT "validation: " NOT_STDERR "."
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --quiet --out cv.rbfn)
+rbf_cli_test(cross_validation_json
+  STDOUT "\"validation\":null,\"refit\":null,\"cross_validation\":\\{\"folds\":3,\"nodes\":[0-9]+,\"widths\":.[0-9.,]+.,\"rmse\":[0-9.e-]+,\"lowest_nodes\":[0-9]+,\"lowest_rmse\":[0-9.e-]+,\"accuracy\":[0-9.e-]+,"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --out cv_iris.rbfn --metrics-json /dev/stdout)
+# A linear target with noise: a few Gaussians score lowest on the folds, but within one
+# standard error of none, so the model keeps the linear terms only, and it predicts.
+rbf_cli_test(cross_validation_keeps_the_linear_model
+  STDOUT "chose 0 nodes\n  kept 0 nodes \\(linear terms and bias only\\), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE 0\\.2[0-9]+\\), then grown on all 120 rows\n  [1-9][0-9]* nodes? scored lowest \\(mean validation RMSE 0\\.2[0-9]+\\), within one standard error of no Gaussians: kept the simpler model\n.*linear terms: 3 features"
+  ARGS train --data ${RBF_CLI_DATA}/linear_noise.csv --target y --nodes 10 --quiet --out linear_cv.rbfn)
+set_tests_properties(cli.cross_validation_keeps_the_linear_model PROPERTIES FIXTURES_SETUP linear_cv_model)
+rbf_cli_test(cross_validation_linear_model_predicts STDOUT "^y\n[0-9.-]+\n"
+  ARGS predict --model linear_cv.rbfn --data ${RBF_CLI_DATA}/linear_noise.csv)
+set_tests_properties(cli.cross_validation_linear_model_predicts PROPERTIES FIXTURES_REQUIRED linear_cv_model)
+rbf_cli_test(cross_validation_linear_model_inspect
+  STDOUT "regression, 0 nodes\n.*  no Gaussian nodes: the model is its linear terms and bias\n  linear terms" NOT_STDOUT "widths"
+  ARGS inspect linear_cv.rbfn)
+rbf_cli_test(cross_validation_linear_model_inspect_json STDOUT "\"widths\":null,"
+  ARGS inspect linear_cv.rbfn --json)
+set_tests_properties(cli.cross_validation_linear_model_inspect cli.cross_validation_linear_model_inspect_json
+  PROPERTIES FIXTURES_REQUIRED linear_cv_model)
+# The default averages the model on every row with the 3 folds' models (4 x the chosen count,
+# which inspect shows); --no-average-folds keeps the one model.
+rbf_cli_test(cross_validation_averaged
+  STDOUT "\"averaged_models\":4,.*chose [0-9]+ nodes\n.*\n  averaged with 3 models grown on the folds' training rows: [0-9]+ Gaussians in the model \\([0-9.]+ s. --no-average-folds keeps one\\)\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --out cv_iris_avg.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(cross_validation_not_averaged
+  STDOUT "\"averaged_models\":0," NOT_STDOUT "averaged with"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 3 --quiet
+    --no-average-folds --out cv_iris_one.rbfn --metrics-json /dev/stdout)
+rbf_cli_test(cross_validation_average_flags_exclude EXIT 2 STDERR "--average-folds excludes --no-average-folds"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --average-folds --no-average-folds)
+rbf_cli_test(cross_validation_average_default STDOUT "\n  average_folds: true\n" ARGS train --print-config)
+rbf_cli_test(cross_validation_folds_one EXIT 2 STDERR "--folds must be 'auto', 0 or an integer from 2 to 20, got 1"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --folds 1)
+rbf_cli_test(cross_validation_with_checkpoints EXIT 2
+  STDERR "data.folds 5: checkpoints save one growth, and cross-validation runs several; set data.folds to 0 \\(--folds 0\\)"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --folds 5 --checkpoint-every 10
+    --out cv_ckpt.rbfn)
+rbf_cli_test(metrics_json
+  STDOUT "\\{\"task\":\"classification\",\"nodes\":[0-9]+,.*\"training\":\\{\"rows\":[0-9]+,\"rmse\":[0-9.e-]+,\"accuracy\":[0-9.]+\\},\"validation\":\\{.*\"model\":\"iris\\.rbfn\""
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 12 --folds 0 --quiet --out iris.rbfn
+    --metrics-json /dev/stdout)
+set_tests_properties(cli.metrics_json PROPERTIES FIXTURES_SETUP iris_model)
+# --refit: the node count kept on validation, grown again on every row (tests/test_refit.cpp
+# has the trainer's side: the same network as a run to that count without validation).
+add_test(NAME cli.refit_grows_the_kept_count_on_all_rows
+  COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${RBF_CLI_LAUNCHER}$<TARGET_FILE:rbfnet>"
+    "-DDATA=${PROJECT_SOURCE_DIR}/data/diabetes.csv" -DTARGET=progression
+    "-DWORK=${RBF_CLI_WORK_DIR}/refit"
+    -P ${RBF_CLI_TEST_DIR}/refit_expect.cmake
+  WORKING_DIRECTORY ${RBF_CLI_WORK_DIR})
+set_tests_properties(cli.refit_grows_the_kept_count_on_all_rows PROPERTIES LABELS cli)
+rbf_cli_test(refit_and_no_refit EXIT 2 STDERR "--refit excludes --no-refit"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --refit --no-refit)
+rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same file as --data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --metrics-json ${RBF_CLI_DATA}/good.csv)
+
+# predict: probabilities per class, passthrough columns, standard input.
+rbf_cli_test(predict_proba_keep
+  STDOUT "^petal_width,species,proba_setosa,proba_versicolor,proba_virginica\n0\\.2,setosa,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n"
+  ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --proba --keep -2)
+rbf_cli_test(predict_stdin STDOUT "^sepal_length,species\n5\\.1,setosa\n" INPUT ${PROJECT_SOURCE_DIR}/data/iris.csv
+  ARGS predict --model iris.rbfn --data - --out - --id sepal_length)
+rbf_cli_test(predict_keep_unknown EXIT 2 STDERR "unknown feature column 'speces' \\(did you mean 'species'\\?\\)"
+  ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --keep speces)
+rbf_cli_test(predict_proba_regression EXIT 2 STDERR "--proba needs a classification model"
+  ARGS predict --model quiet.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --proba)
+set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_unknown
+  PROPERTIES FIXTURES_REQUIRED iris_model)
+set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
+set_tests_properties(cli.predict_proba_regression PROPERTIES FIXTURES_REQUIRED quiet_model)
+
+# inspect and evaluate --json (the regexes match '[' and ']' with '.': an unbalanced bracket
+# would hide the ';' between the arguments of the test from CMake).
+rbf_cli_test(inspect_text
+  STDOUT "^model iris\\.rbfn: classification, [0-9]+ nodes\n  features \\(4\\): sepal_length, .*classes \\(3\\): setosa, versicolor, virginica\n  widths \\(standardized inputs\\): min .*trained by rbfnet .*training config:\n    data:"
+  ARGS inspect iris.rbfn)
+rbf_cli_test(inspect_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",\"task\":\"classification\",\"nodes\":[0-9]+,\"features\":.\"sepal_length\",.*\"widths\":\\{\"min\":.*\"provenance\":\\{\"rbfnet_version\":.*\"config_yaml\":\"data:\\\\n"
+  ARGS inspect iris.rbfn --json)
+rbf_cli_test(evaluate_json
+  STDOUT "^\\{\"model\":\"iris\\.rbfn\",.*\"accuracy\":0\\.9[0-9]*,\"macro_f1\":.*\"confusion\":..[0-9]+,[0-9]+,[0-9]+.,"
+  ARGS evaluate --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --json)
+rbf_cli_test(evaluate_stdin_error EXIT 2 STDERR "standard input:2:1: .*'oops'" INPUT ${RBF_CLI_DATA}/bad_iris_row.csv
+  ARGS evaluate --model iris.rbfn --data - --target species)
+set_tests_properties(cli.inspect_text cli.inspect_json cli.evaluate_json cli.evaluate_stdin_error
+  PROPERTIES FIXTURES_REQUIRED iris_model)
+rbf_cli_test(inspect_missing EXIT 2 STDERR "model file 'missing\\.rbfn' does not exist" ARGS inspect missing.rbfn)
+
+# Width flags, column names: "did you mean", counting from the end, commas, repeated flags.
+rbf_cli_test(width_flags STDOUT "width_factors: \\[1, 2\\.5\\]\n  sigma0: 0\\.7\n"
+  ARGS train --sigma 0.7 --widths 1,2.5 --print-config)
+rbf_cli_test(target_did_you_mean EXIT 2
+  STDERR "unknown target column 'yy' \\(did you mean 'y'\\?\\): the header has no such name \\(columns: 'x1', 'x2', 'y'\\)"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target yy)
+rbf_cli_test(target_repeated_replaces STDOUT "model: repeated\\.rbfn"
+  ARGS train --data ${RBF_CLI_DATA}/comma_name.csv --target nope --target "price\\,usd" --nodes 2 --validation 0
+    --quiet --out repeated.rbfn)
+rbf_cli_test(target_index_out_of_range EXIT 2 STDERR "index -4 is out of range.*or -1 to -3 from the end"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target -4)
+
+# A separate validation file: its rows are the validation rows, its classes matched by name.
+rbf_cli_test(validation_data STDOUT "validation: +RMSE [0-9.e+-]+ \\(target units\\), R2 [0-9.e+-]+, 2 rows"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --nodes 2 --quiet --out validation_data.rbfn)
+rbf_cli_test(validation_data_unknown_class EXIT 2
+  STDERR "bad_iris_row\\.csv:2:1: "
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species
+    --validation-data ${RBF_CLI_DATA}/bad_iris_row.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_new_class EXIT 2
+  STDERR "int_labels\\.csv: class '2' in target column 'label' \\(data row 3\\) does not occur in the training data"
+  ARGS train --data ${RBF_CLI_DATA}/two_classes.csv --target label --task classification
+    --validation-data ${RBF_CLI_DATA}/int_labels.csv --nodes 2 --quiet --out never.rbfn)
+rbf_cli_test(validation_data_is_output EXIT 2 STDERR "--out .* is the same file as --validation-data"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
+    --out ${RBF_CLI_DATA}/good_validation.csv)
