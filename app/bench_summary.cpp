@@ -58,7 +58,7 @@ void write_setup_section(std::ostringstream& md, const BenchSetup& setup, const 
   if (any != nullptr) {
     md << "- " << any->result.train_rows << " training rows, " << any->result.validation_rows << " validation rows; "
        << any->result.candidates << " candidates ("
-       << (any->result.candidates_stored ? "stored" : "evaluated on the fly") << ")\n";
+       << (any->result.candidates_stored ? "stored" : "computed on every pass") << ")\n";
   }
   md << fmt::format("- up to {} nodes, candidate pool {}, {}, seed {}, validation {:g}\n", setup.max_nodes, setup.pool,
                     setup.precision, setup.seed, setup.validation);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/json_writer.hpp"
+#include "model/train_result_fields.hpp"
 
 namespace rbf::app {
 
@@ -38,20 +39,28 @@ void print_scores(const char* label, const model::FitScores& s, bool classify) {
   }
 }
 
-void scores_json(JsonWriter& json, const char* name, const model::FitScores& s, bool classify) {
-  json.key(name);
-  if (s.rows == 0) {
-    json.null();
-    return;
+// model::visit_train_result's fields as JSON members of the object being written.
+struct JsonFields {
+  JsonWriter& json;
+  template <typename V>
+  void field(const char* name, const V& value) {
+    json.key(name).value(value);
   }
-  json.begin_object().key("rows").value(s.rows).key("rmse").value(s.rmse);
-  if (classify) {
-    json.key("accuracy").value(s.accuracy);
-  } else {
-    json.key("r2").value(s.r2);
+  void field(const char* name, const std::vector<std::string>& items) { json.key(name).strings(items); }
+  void field(const char* name, const std::vector<double>& items) { json.key(name).numbers(items); }
+  void field(const char* name, const std::vector<std::vector<double>>& rows) {
+    json.key(name).begin_array();
+    for (const std::vector<double>& row : rows) json.numbers(row);
+    json.end_array();
   }
-  json.end_object();
-}
+  void none(const char* name) { json.key(name).null(); }
+  template <typename Fn>
+  void object(const char* name, Fn members) {
+    json.key(name).begin_object();
+    members();
+    json.end_object();
+  }
+};
 
 }  // namespace
 
@@ -89,8 +98,8 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
     std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
   }
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
-  std::printf("  candidates: %zu (%s), sigma0 %.4g\n", result.candidates,
-              result.candidates_stored ? "stored" : "evaluated on the fly", result.sigma0);
+  std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,
+              result.candidates_stored ? "stored" : "computed on every pass", result.candidate_storage_reason.c_str());
   if (result.linear_ridge >= 0)
     std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
                 result.linear_ridge);
@@ -106,54 +115,10 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
 }
 
 std::string train_summary_json(const model::TrainResult& result, const model::Config& config) {
-  const model::Network& net = result.network;
   JsonWriter json;
   json.begin_object();
-  json.key("task").value(classifies(result) ? "classification" : "regression");
-  json.key("nodes").value(net.nodes()).key("nodes_grown").value(nodes_grown(result));
-  json.key("iterations").value(result.iterations.size());
-  json.key("stop_reason").value(result.stop_reason);
-  json.key("backend").value(net.provenance.backend);
-  json.key("seconds").value(result.seconds).key("setup_seconds").value(result.setup_seconds);
-  json.key("refine_seconds").value(result.refine_seconds);
-  json.key("candidates").value(result.candidates).key("sigma0").value(result.sigma0);
-  json.key("output_ridge").value(result.output_ridge);  // the saved weights' penalty; 0 = least squares
-  // The linear terms' penalty (relative to the training rows), or null without linear terms.
-  json.key("linear_ridge");
-  if (result.linear_ridge >= 0) json.value(result.linear_ridge);
-  else json.null();
-  json.key("events").strings(result.events);
-  // RMSE in target units for regression; for classification, of the class scores.
-  scores_json(json, "training", result.train_scores, classifies(result));
-  scores_json(json, "validation", result.validation_scores, classifies(result));
-  // After a refit, "training" scores the refit network on every row and "validation" the
-  // early-stopped network that chose the node count.
-  json.key("refit");
-  if (result.refit.done) {
-    json.begin_object().key("nodes").value(result.refit.nodes).key("rows").value(result.refit.rows);
-    json.key("seconds").value(result.refit.seconds).key("stop_reason").value(result.refit.stop_reason);
-    json.end_object();
-  } else {
-    json.null();
-  }
-  json.key("cross_validation");
-  if (result.cross_validation.folds > 0) {
-    const model::CrossValidationReport& cv = result.cross_validation;
-    json.begin_object().key("folds").value(cv.folds).key("nodes").value(cv.nodes);
-    json.key("widths").numbers(cv.widths).key("rmse").value(cv.rmse);
-    json.key("lowest_nodes").value(cv.lowest_nodes).key("lowest_rmse").value(cv.lowest_rmse);
-    json.key("accuracy");
-    if (cv.accuracy >= 0) {
-      json.value(cv.accuracy);
-    } else {
-      json.null();
-    }
-    json.key("output_ridge").value(cv.output_ridge).key("seconds").value(cv.seconds);
-    json.key("averaged_models").value(cv.averaged_models).key("averaging_seconds").value(cv.averaging_seconds);
-    json.end_object();
-  } else {
-    json.null();
-  }
+  JsonFields fields{json};
+  model::visit_train_result(result, fields);
   json.key("model").value(config.output.model);
   json.key("iteration_log").value(config.logging.iteration_log);
   json.end_object();

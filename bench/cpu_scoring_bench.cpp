@@ -80,7 +80,7 @@ Timing time_passes(const Problem<T>& p, int threads, bool stored, rbf::cpu::Simd
   auto t0 = Clock::now();
   b.set_training_data(p.x.data(), p.n, p.d, p.y.data(), 1);
   b.set_validation_data(nullptr, 0);
-  b.set_candidates(p.centers.data(), p.widths.data(), p.rows.data(), p.pool, stored ? 1e18 : 0.0);
+  b.set_candidates(p.centers.data(), p.widths.data(), p.rows.data(), p.pool, {stored ? 1e18 : 0.0});
   t.setup_s = seconds_since(t0);
   t.stored = b.candidates_stored();
   std::vector<double> a, h;

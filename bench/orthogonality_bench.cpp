@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   auto b = make(which, threads);
   b->set_training_data(x.data(), n, d, y.data(), 1);
   b->set_validation_data(nullptr, 0);
-  b->set_candidates(centers.data(), width.data(), rows.data(), rows.size(), 1e15);
+  b->set_candidates(centers.data(), width.data(), rows.data(), rows.size(), {1e15});
   std::vector<double> a, h;
   b->reset_to_bias(a);
   const std::size_t reorth_before = b->reorthogonalizations();

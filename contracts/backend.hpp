@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "contracts/backend_options.hpp"
+#include "contracts/candidate_storage.hpp"
 #include "contracts/row_shards.hpp"
 
 namespace rbf::model {
@@ -91,13 +92,14 @@ class Backend {
   // Copies validation features (nv x d row-major); nv may be 0.
   virtual void set_validation_data(const T* x, std::size_t nv) = 0;
   // Defines the candidate pool: centers (count x d row-major), widths (count) and the
-  // training row each center came from. Phi_C is stored when store_candidates
-  // (contracts/candidate_storage.hpp) allows it within `memory_budget_bytes` and the
-  // backend's own memory, else evaluated tile by tile on every pass with identical results.
+  // training row each center came from. Phi_C is stored when decide_candidate_storage
+  // (contracts/candidate_storage.hpp) says so for `storage` and the backend's own memory and
+  // costs, else evaluated tile by tile on every pass with identical results.
   virtual void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
-                              std::size_t count, double memory_budget_bytes) = 0;
-  // True when Phi_C is held in memory rather than re-evaluated per pass.
-  virtual bool candidates_stored() const = 0;
+                              std::size_t count, const StorageRequest& storage) = 0;
+  // The last set_candidates' decision: Phi_C held in memory or re-evaluated per pass, and why.
+  virtual StorageDecision candidate_storage() const = 0;
+  bool candidates_stored() const { return candidate_storage().store; }
 
   // A hint before growth: up to `nodes` nodes will be added. A backend may prepare for them
   // now, during set-up (the GPU's sizes its basis where memory allows and loads the kernels

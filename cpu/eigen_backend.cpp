@@ -62,7 +62,7 @@ void EigenBackend<T>::set_validation_data(const T* x, std::size_t nv) {
 
 template <typename T>
 void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const std::size_t* rows,
-                                     std::size_t count, double memory_budget_bytes) {
+                                     std::size_t count, const model::StorageRequest& storage) {
   count_ = count;
   centers_.assign(centers, centers + count * d_);
   rows_.assign(rows, rows + count);
@@ -71,8 +71,11 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
     if (!(widths[c] > 0)) throw InputError("candidate widths must be positive");
     gamma_[c] = gaussian_gamma(widths[c]);
   }
-  // Within the caller's cap and what the machine can spare now.
-  stored_ = model::store_candidates(n_, count, sizeof(T), std::min(memory_budget_bytes, model::host_candidate_limit_bytes()));
+  // Within the caller's cap and what the machine can spare now; the costs, if any, are the
+  // caller's CPU cost model's (model/switching/storage_rule.hpp).
+  storage_ = model::decide_candidate_storage(
+      model::storage_facts(storage, n_, count, sizeof(T), model::host_candidate_limit_bytes()));
+  stored_ = storage_.store;
   phi_.resize(0, 0);
   if (stored_) {
     phi_.resize(static_cast<Eigen::Index>(n_), static_cast<Eigen::Index>(count));

@@ -35,8 +35,8 @@ class EigenBackend final : public Backend<T> {
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
-                      std::size_t count, double memory_budget_bytes) override;
-  bool candidates_stored() const override { return stored_; }
+                      std::size_t count, const model::StorageRequest& storage) override;
+  model::StorageDecision candidate_storage() const override { return storage_; }
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override { used_.at(c) = 1; }
   Selection select_ols(double lambda, double tol) override;
@@ -121,7 +121,8 @@ class EigenBackend final : public Backend<T> {
   std::vector<T> centers_;     // count x d row-major
   std::vector<T> gamma_;       // 1 / (2 sigma^2) per candidate
   std::vector<std::size_t> rows_;
-  bool stored_ = false;
+  bool stored_ = false;  // storage_.store
+  model::StorageDecision storage_;
   Matrix phi_;                 // n x count when stored
   MatrixFreeLayout<T> free_;   // the matrix-free pass's inputs when not stored
   std::vector<T> q_padded_, e_padded_;  // the pass's q and E, padded like free_.x

@@ -15,7 +15,6 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/kernel_constants.hpp"
 #include "gpu/matrix_free_plan.hpp"
-#include "contracts/candidate_storage.hpp"
 
 namespace rbf::gpu {
 namespace {
@@ -23,8 +22,6 @@ namespace {
 constexpr std::size_t kInitialBasisColumns = 64;
 // Matrix-free tiles are capped so the scratch stays small next to the budget.
 constexpr double kMaxTileBytes = 256.0 * 1024 * 1024;
-// Headroom kept free when deciding to store Phi_C, for Q to grow (columns of N values).
-constexpr std::size_t kBasisHeadroomColumns = 128;
 
 }  // namespace
 
@@ -187,7 +184,7 @@ std::size_t CudaBackend<T>::budget_bytes() const {
 
 template <typename T>
 void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std::size_t* rows,
-                                    std::size_t count, double memory_budget_bytes) {
+                                    std::size_t count, const model::StorageRequest& storage) {
   context_.activate();
   require_training_data("set_candidates");
   column_ahead_ = kNoColumn;  // new candidates
@@ -242,17 +239,10 @@ void CudaBackend<T>::set_candidates(const T* centers, const T* widths, const std
   reduce_indices_ =
       Buffer<long long>(context_, reduce_slots, Placement::device, "reduction scratch");
 
-  // Stored when Phi_C fits both the caller's budget and the GPU budget, with room left for Q,
-  // and reading it is faster than computing z without it (a timed fused pass decides).
   const double column_bytes = static_cast<double>(npad_) * sizeof(T);
-  const double phi_bytes = column_bytes * static_cast<double>(count);
-  const double limit = std::min(memory_budget_bytes, static_cast<double>(budget_bytes()));
-  const double headroom = column_bytes * static_cast<double>(kBasisHeadroomColumns);
-  // The interface's rule within the caller's budget, then the GPU's (padded rows, headroom for Q).
-  const bool fits = model::store_candidates(n_, count, sizeof(T), memory_budget_bytes) && phi_bytes <= limit &&
-                    phi_bytes + headroom <= static_cast<double>(context_.free_memory());
+  const double limit = std::min(storage.budget_bytes, static_cast<double>(budget_bytes()));
   candidates_ = count;
-  stored_ = fits && !matrix_free_faster(phi_bytes);
+  decide_storage(storage);
   if (stored_) {
     for (Buffer<T>* b : {&rows_aug_, &candidates_aug_, &partial_square_}) b->release();
     phi_ = Buffer<T>(context_, npad_ * count, Placement::device, "the candidate matrix Phi_C");

@@ -32,8 +32,8 @@ class CudaBackend final : public model::Backend<T> {
                          std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
-                      std::size_t count, double memory_budget_bytes) override;
-  bool candidates_stored() const override { return stored_; }
+                      std::size_t count, const model::StorageRequest& storage) override;
+  model::StorageDecision candidate_storage() const override { return storage_; }
   void reserve_nodes(std::size_t nodes) override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;
@@ -81,9 +81,9 @@ class CudaBackend final : public model::Backend<T> {
   void evaluate_stored_columns();
   // Matrix-free mode: the fused pass's operands and plan (cuda_matrix_free_pass.cpp).
   void prepare_matrix_free();
-  // Prepares the fused pass and times it against reading phi_bytes of a stored Phi_C at the
-  // device's memory bandwidth: true when the fused pass is faster.
-  bool matrix_free_faster(double phi_bytes);
+  // Sets storage_ and stored_ by the contract's rule (contracts/candidate_storage.hpp), with
+  // the GPU's budget and free memory, and one pass's cost measured both ways where Phi_C fits.
+  void decide_storage(const model::StorageRequest& storage);
   // out[s * candidates + c] = split s's share of phi_c^T v (and of ||phi_c||^2 into
   // out_square when not null), computed without Phi_C; free_plan_.splits splits.
   void matrix_free_pass(const T* v, T* out, T* out_square);
@@ -182,7 +182,8 @@ class CudaBackend final : public model::Backend<T> {
   Buffer<long long> val_classes_;
   // Candidates.
   std::size_t candidates_ = 0, tile_columns_ = 0;
-  bool stored_ = false;
+  bool stored_ = false;  // storage_.store
+  model::StorageDecision storage_;
   ScorePartition partition_{1, 1, 0, 2};
   Buffer<T> centers_, gamma_, phi_, tile_, column_, partial_, gq_;
   // Matrix-free mode: augmented rows and candidates (matrix_free_kernels.hpp), the squared

@@ -1,4 +1,4 @@
-// Shared by the CUDA backend's host files (cuda_*.cpp): size helpers, a constant, for_each_tile.
+// Shared by the CUDA backend's host files (cuda_*.cpp): size helpers, constants, for_each_tile.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,8 @@ namespace rbf::gpu {
 
 // Validation columns allocated at first; next_validation_column doubles them.
 inline constexpr std::size_t kInitialValidationColumns = 64;
+// Headroom kept free when deciding to store Phi_C, for Q to grow (columns of N values).
+inline constexpr std::size_t kBasisHeadroomColumns = 128;
 
 // Defined here, not in a .cpp, so each file whose pass calls it can instantiate it.
 template <typename T>

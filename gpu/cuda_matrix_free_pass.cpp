@@ -59,14 +59,30 @@ void CudaBackend<T>::prepare_matrix_free() {
 }
 
 template <typename T>
-bool CudaBackend<T>::matrix_free_faster(double phi_bytes) {
+void CudaBackend<T>::decide_storage(const model::StorageRequest& storage) {
+  // The contract's rule on the padded Phi_C, within the caller's budget and the GPU's, and the
+  // device memory free beside headroom for Q.
+  const double column_bytes = static_cast<double>(npad_) * sizeof(T);
+  model::StorageFacts facts = model::storage_facts(storage, npad_, candidates_, sizeof(T),
+                                                   static_cast<double>(context_.free_memory()) -
+                                                       column_bytes * static_cast<double>(kBasisHeadroomColumns));
+  if (static_cast<double>(budget_bytes()) < facts.budget_bytes) {
+    facts.budget_bytes = static_cast<double>(budget_bytes());
+    facts.budget_key = "backend.gpu_memory_budget_mb";
+  }
+  storage_ = model::decide_candidate_storage(facts);
+  // Where it fits, the GPU's own costs of one pass decide: a timed fused pass (after a warm-up
+  // launch; any vector will do: y's first column) against reading Phi_C at the share of the
+  // peak bandwidth a stored pass reaches.
   const double bandwidth = kStoredPassShareOfPeak * peak_memory_bandwidth(context_.device());
-  if (!(bandwidth > 0.0)) return false;
-  prepare_matrix_free();
-  // One pass after a warm-up launch (any vector will do: y's first column).
-  const double fused_ms =
-      best_device_ms(context_.stream(), 1, [&] { matrix_free_pass(y_.get(), partial_.get(), nullptr); });
-  return fused_ms < phi_bytes / bandwidth * 1e3;
+  if (storage_.store && bandwidth > 0.0) {
+    prepare_matrix_free();
+    facts.computed_ms =
+        best_device_ms(context_.stream(), 1, [&] { matrix_free_pass(y_.get(), partial_.get(), nullptr); });
+    facts.stored_ms = facts.phi_bytes / bandwidth * 1e3;
+    storage_ = model::decide_candidate_storage(facts);
+  }
+  stored_ = storage_.store;
 }
 
 template <typename T>
@@ -95,7 +111,7 @@ bool CudaBackend<T>::matrix_free_reset() {
 
 #define RBF_INSTANTIATE_MATRIX_FREE(T)                                 \
   template void CudaBackend<T>::prepare_matrix_free();                 \
-  template bool CudaBackend<T>::matrix_free_faster(double);            \
+  template void CudaBackend<T>::decide_storage(const model::StorageRequest&); \
   template void CudaBackend<T>::matrix_free_pass(const T*, T*, T*);    \
   template bool CudaBackend<T>::matrix_free_reset();
 RBF_INSTANTIATE_MATRIX_FREE(float)

@@ -24,10 +24,10 @@ class ForwardingBackend : public Backend<T> {
   }
   void set_validation_data(const T* x, std::size_t nv) override { inner_->set_validation_data(x, nv); }
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
-                      double budget) override {
-    inner_->set_candidates(centers, widths, rows, count, budget);
+                      const StorageRequest& storage) override {
+    inner_->set_candidates(centers, widths, rows, count, storage);
   }
-  bool candidates_stored() const override { return inner_->candidates_stored(); }
+  StorageDecision candidate_storage() const override { return inner_->candidate_storage(); }
   void reserve_nodes(std::size_t nodes) override { inner_->reserve_nodes(nodes); }
   void reset_to_bias(std::vector<double>& a) override { inner_->reset_to_bias(a); }
   void mark_used(std::size_t c) override { inner_->mark_used(c); }

@@ -316,7 +316,9 @@ TrainResult GrowthRun<T>::run() {
   result.train_rows = n_;
   result.validation_rows = nv_;
   result.candidates = count_;
-  result.candidates_stored = backend_->candidates_stored();
+  const StorageDecision storage = backend_->candidate_storage();
+  result.candidates_stored = storage.store;
+  result.candidate_storage_reason = storage.reason;
   result.sigma0 = pool_.sigma0;
   result.setup_seconds = ms_since(setup_start) / 1000.0;
 

@@ -79,20 +79,20 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::at
     b->set_validation_targets(validation_targets_);
   }
   b->set_candidates(centers_.data(), widths_.data(), pool_.rows.data(), count_,
-                    b->kind() == BackendKind::cpu ? cpu_candidate_budget() : candidate_cap_bytes());
+                    b->kind() == BackendKind::cpu ? cpu_storage_request() : StorageRequest{candidate_cap_bytes()});
   return b;
 }
 
 template <typename T>
-double GrowthRun<T>::cpu_candidate_budget() const {
+StorageRequest GrowthRun<T>::cpu_storage_request() const {
   const double cap = std::min(candidate_cap_bytes(), host_candidate_limit_bytes());
   const double phi_bytes = static_cast<double>(n_) * static_cast<double>(count_) * sizeof(T);
-  // Too large to store, or small enough to store without asking: the backend's memory rule.
-  if (phi_bytes > cap || phi_bytes < kStorageDecisionBytes) return candidate_cap_bytes();
+  // Too large to store, or small enough to store without asking: the budget alone decides.
+  if (phi_bytes > cap || phi_bytes < kStorageDecisionBytes) return StorageRequest{candidate_cap_bytes()};
   const IterationShape first = first_iteration_shape(n_, p_.d, k_, ols_ ? count_ : count_ / pool_.per_row, nv_,
-                                                     sizeof(T), count_, cap);
+                                                     sizeof(T), count_, StorageRequest{cap});
   const CostModel& cpu = cached_cpu_cost_model(config_.trainer.threads);
-  return cpu_stores_candidates(phi_bytes, cpu, first, config_.stopping.max_nodes) ? candidate_cap_bytes() : 0.0;
+  return model::cpu_storage_request(candidate_cap_bytes(), phi_bytes, cpu, first, config_.stopping.max_nodes);
 }
 
 template <typename T>
@@ -208,7 +208,7 @@ IterationShape GrowthRun<T>::first_shape() const {
   // The CPU backend's storage decision (the GPU's is predicted the same: device and host
   // memory are of one order on the machines seen, and one and the same on a Jetson).
   return first_iteration_shape(n_, p_.d, k_, ols_ ? count_ : count_ / pool_.per_row, nv_, sizeof(T), count_,
-                               std::min(cpu_candidate_budget(), host_candidate_limit_bytes()));
+                               cpu_storage_request(), host_candidate_limit_bytes());
 }
 
 template <typename T>

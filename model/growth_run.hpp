@@ -138,10 +138,10 @@ class GrowthRun {
   IterationShape first_shape() const;
   // candidates.memory_budget_mb in bytes (+infinity for auto: the machine's limit alone).
   double candidate_cap_bytes() const { return config_.candidates.memory_budget_mb * 1024.0 * 1024.0; }
-  // The budget a CPU backend gets: the cap, or 0 (matrix-free) when computing Phi_C on every
-  // pass is predicted cheaper over the run than storing it (model/switching/storage_rule.hpp;
-  // the GPU backend times the same choice itself).
-  double cpu_candidate_budget() const;
+  // What a CPU backend is asked: the cap, with the run's predicted costs of storing Phi_C and
+  // computing it on every pass where Phi_C is large (model/switching/storage_rule.hpp; the GPU
+  // backend times the same choice itself).
+  StorageRequest cpu_storage_request() const;
 
   // ---- The growth loop (growth_loop.cpp) ----
 

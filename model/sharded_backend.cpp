@@ -171,19 +171,23 @@ void ShardedBackend<T>::set_validation_data(const T* x, std::size_t nv) {
 
 template <typename T>
 void ShardedBackend<T>::set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
-                                       double memory_budget_bytes) {
+                                       const StorageRequest& storage) {
   // The cap is on the whole Phi_C: each shard may take its rows' share of it, so that the
   // shards store their blocks exactly when one backend would store the whole matrix.
   const std::size_t shards = shards_.size();
   on_all([&](std::size_t i, Backend<T>& b) {
-    const double share = static_cast<double>(shard_rows(n_, shards, i)) / static_cast<double>(n_);
-    b.set_candidates(centers, widths, rows, count, memory_budget_bytes * share);
+    StorageRequest share = storage;
+    share.budget_bytes *= static_cast<double>(shard_rows(n_, shards, i)) / static_cast<double>(n_);
+    b.set_candidates(centers, widths, rows, count, share);
   });
 }
 
 template <typename T>
-bool ShardedBackend<T>::candidates_stored() const {
-  return std::all_of(shards_.begin(), shards_.end(), [](const auto& shard) { return shard->candidates_stored(); });
+StorageDecision ShardedBackend<T>::candidate_storage() const {
+  // Stored only where every shard stores its block; else the first shard that computes says why.
+  for (const auto& shard : shards_)
+    if (!shard->candidates_stored()) return shard->candidate_storage();
+  return shards_.front()->candidate_storage();
 }
 
 template <typename T>

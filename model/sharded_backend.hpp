@@ -36,8 +36,8 @@ class ShardedBackend final : public Backend<T> {
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
-                      double memory_budget_bytes) override;
-  bool candidates_stored() const override;
+                      const StorageRequest& storage) override;
+  StorageDecision candidate_storage() const override;
   void reserve_nodes(std::size_t nodes) override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;

@@ -70,6 +70,7 @@ struct TrainResult {
   double setup_seconds = 0;    // data transfer, candidate evaluation, initial pass
   std::size_t train_rows = 0, validation_rows = 0, candidates = 0;
   bool candidates_stored = true;
+  std::string candidate_storage_reason;  // why, from contracts/candidate_storage.hpp's rule
   double sigma0 = 0;
   double final_train_rmse = 0;  // standardized, at the kept node count (what stopping.goal compares)
   double best_val_rmse = -1;    // at the kept node count; -1 without validation

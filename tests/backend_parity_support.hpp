@@ -69,7 +69,7 @@ void load(Backend<T>& b, const Problem& p, double budget_bytes) {
   const auto centers = as<T>(p.centers), widths = as<T>(p.widths);
   b.set_training_data(x.data(), p.n, p.d, y.data(), p.k);
   b.set_validation_data(xv.data(), p.nv);
-  b.set_candidates(centers.data(), widths.data(), p.rows.data(), p.count(), budget_bytes);
+  b.set_candidates(centers.data(), widths.data(), p.rows.data(), p.count(), {budget_bytes});
 }
 
 // Continues OLS growth by `nodes` nodes; returns the chosen candidates and ||E||^2 after each.

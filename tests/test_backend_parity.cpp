@@ -58,6 +58,9 @@ void check_matrix_free(const std::string& which) {
   const Growth f = grow(*free_backend, p, 30, 0.0, &free_stored);
   CHECK(stored);
   CHECK_FALSE(free_stored);
+  // Each decision says why, naming the setting that refused the store.
+  CHECK(stored_backend->candidate_storage().reason.find("fits") != std::string::npos);
+  CHECK(free_backend->candidate_storage().reason.find("candidates.memory_budget_mb") != std::string::npos);
   // The same nodes: the problem is well separated, so rounding never reorders the scores.
   CHECK(a.chosen == f.chosen);
   // Not bit for bit: a matrix-free pass forms each Gaussian from ||x||^2 + ||c||^2 - 2 x.c with a
@@ -105,7 +108,7 @@ void check_max_residual_and_marks(const std::string& which) {
   const auto x = as<T>(p.x), y = as<T>(p.y), centers = as<T>(p.centers), widths = as<T>(p.widths);
   b->set_training_data(x.data(), p.n, p.d, y.data(), p.k);
   b->set_validation_data(nullptr, 0);
-  b->set_candidates(centers.data(), widths.data(), p.rows.data(), p.count(), kStoreAll);
+  b->set_candidates(centers.data(), widths.data(), p.rows.data(), p.count(), {kStoreAll});
   std::vector<double> a;
   b->reset_to_bias(a);
   REQUIRE(a.size() == 2);

@@ -151,7 +151,7 @@ TEST_CASE("interrupt: the CPU backend's set-up returns at once after a stop, wit
   backend->set_setup_stop(&stop);
   const auto start = Clock::now();
   backend->set_training_data(x.data(), n, d, y.data(), k);
-  backend->set_candidates(centers.data(), widths.data(), rows.data(), count, 1e12);
+  backend->set_candidates(centers.data(), widths.data(), rows.data(), count, {1e12});
   std::vector<double> a;
   backend->reset_to_bias(a);
   // The full pass is 3,000 x 8,000 x 2,000 multiply-adds: over 20 s on one thread.

@@ -127,7 +127,7 @@ TEST_CASE("trainer: Q stays orthonormal to 1e-4 in float32 at 500 nodes") {
   std::vector<float> widths(count, 2.0f);
   std::vector<std::size_t> rows(count);
   for (std::size_t c = 0; c < count; ++c) rows[c] = c;
-  backend.set_candidates(centers.data(), widths.data(), rows.data(), count, 1e12);
+  backend.set_candidates(centers.data(), widths.data(), rows.data(), count, {1e12});
   std::vector<double> a, h;
   backend.reset_to_bias(a);
   std::size_t added = 0;

@@ -33,7 +33,8 @@ int omp_threads() {
 
 IterationShape first_iteration_shape(std::size_t rows, std::size_t features, std::size_t outputs,
                                      std::size_t candidates_unused, std::size_t validation_rows,
-                                     std::size_t scalar_bytes, std::size_t candidates, double memory_budget_bytes) {
+                                     std::size_t scalar_bytes, std::size_t candidates,
+                                     const StorageRequest& storage, double memory_bytes) {
   IterationShape first;
   first.rows = rows;
   first.features = features;
@@ -41,7 +42,9 @@ IterationShape first_iteration_shape(std::size_t rows, std::size_t features, std
   first.candidates_unused = candidates_unused;
   first.validation_rows = validation_rows;
   first.scalar_bytes = scalar_bytes;
-  first.candidates_stored = store_candidates(rows, candidates, scalar_bytes, memory_budget_bytes);
+  first.candidates_stored =
+      decide_candidate_storage(storage_facts(storage, rows, candidates, scalar_bytes, memory_bytes))
+          .store;
   return first;
 }
 

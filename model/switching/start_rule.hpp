@@ -3,18 +3,22 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 
+#include "contracts/candidate_storage.hpp"
 #include "model/config.hpp"
 #include "model/switching/cost_model.hpp"
 
 namespace rbf::model {
 
 // The first iteration of a run, before any backend exists: `candidates_unused` columns to
-// score, Phi_C stored as contracts/candidate_storage.hpp decides for
-// `memory_budget_bytes` (the config's cap, which binds every backend).
+// score, Phi_C stored as contracts/candidate_storage.hpp decides for `storage` (the config's
+// cap, which binds every backend, and the CPU's predicted costs) within `memory_bytes`.
 IterationShape first_iteration_shape(std::size_t rows, std::size_t features, std::size_t outputs,
                                      std::size_t candidates_unused, std::size_t validation_rows,
-                                     std::size_t scalar_bytes, std::size_t candidates, double memory_budget_bytes);
+                                     std::size_t scalar_bytes, std::size_t candidates,
+                                     const StorageRequest& storage,
+                                     double memory_bytes = std::numeric_limits<double>::infinity());
 
 // An upper bound on any CPU's memory bandwidth, for skipping the CPU probe when it cannot matter.
 constexpr double kFastestCpuGbs = 400.0;

@@ -1,4 +1,4 @@
-// The CPU's storage decision by predicted cost (model/switching/storage_rule.hpp).
+// The CPU's predicted storage costs, for the storage rule (model/switching/storage_rule.hpp).
 #include "model/switching/storage_rule.hpp"
 
 namespace rbf::model {
@@ -20,14 +20,19 @@ StorageCosts predict_storage_costs(const CostModel& cpu, IterationShape first, s
   return costs;
 }
 
-bool cpu_stores_candidates(double phi_bytes, const CostModel& cpu, const IterationShape& first,
-                           std::size_t iterations) {
-  if (phi_bytes < kStorageDecisionBytes) return true;
-  if (!(cpu.gflops > 0) || !(cpu.bandwidth_gbs > 0)) return true;  // unmeasured: as before
+StorageRequest cpu_storage_request(double budget_bytes, double phi_bytes, const CostModel& cpu,
+                                   const IterationShape& first, std::size_t iterations) {
+  StorageRequest request;
+  request.budget_bytes = budget_bytes;
+  if (phi_bytes < kStorageDecisionBytes) return request;
+  if (!(cpu.gflops > 0) || !(cpu.bandwidth_gbs > 0)) return request;  // unmeasured: as before
   const StorageCosts costs = predict_storage_costs(cpu, first, iterations);
+  request.stored_ms = costs.stored_ms;
+  request.computed_ms = costs.matrix_free_ms;
   // The rates come from probes of a few milliseconds, which a busy machine makes noisy: leave
   // the stored default only for a clear win.
-  return costs.stored_ms <= kMatrixFreeMargin * costs.matrix_free_ms;
+  request.margin = kMatrixFreeMargin;
+  return request;
 }
 
 }  // namespace rbf::model

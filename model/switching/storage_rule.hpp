@@ -1,8 +1,10 @@
-// Whether the CPU backend stores Phi_C or computes it on every pass: the cheaper over the run.
+// The CPU's predicted costs of storing Phi_C or computing it on every pass, for the storage
+// rule (contracts/candidate_storage.hpp).
 #pragma once
 
 #include <cstddef>
 
+#include "contracts/candidate_storage.hpp"
 #include "model/switching/cost_model.hpp"
 
 namespace rbf::model {
@@ -24,10 +26,10 @@ StorageCosts predict_storage_costs(const CostModel& cpu, IterationShape first, s
 // How much cheaper the matrix-free run must be predicted before the CPU leaves storing.
 constexpr double kMatrixFreeMargin = 1.5;
 
-// True when Phi_C (`phi_bytes`, which fit the memory cap) should be stored: when it is below
-// kStorageDecisionBytes, or unless `cpu` predicts the matrix-free run over `iterations`
-// kMatrixFreeMargin times cheaper.
-bool cpu_stores_candidates(double phi_bytes, const CostModel& cpu, const IterationShape& first,
-                           std::size_t iterations);
+// The request a CPU backend gets for a Phi_C of `phi_bytes` under `budget_bytes`: the budget
+// alone when Phi_C is below kStorageDecisionBytes or the rates are unmeasured (stored where it
+// fits), else with `cpu`'s predicted costs over `iterations` and kMatrixFreeMargin.
+StorageRequest cpu_storage_request(double budget_bytes, double phi_bytes, const CostModel& cpu,
+                                   const IterationShape& first, std::size_t iterations);
 
 }  // namespace rbf::model

@@ -17,6 +17,7 @@
 #include "data/dataset.hpp"
 #include "model/config_yaml.hpp"
 #include "model/provenance.hpp"
+#include "model/train_result_fields.hpp"
 #include "model/trainer.hpp"
 #include "python/bindings/arrays.hpp"
 
@@ -101,53 +102,33 @@ py::dict history(const std::vector<model::IterationRecord>& r) {
   return h;
 }
 
+// model::visit_train_result's fields as the items of a dict (nested objects as dicts).
+class DictFields {
+ public:
+  explicit DictFields(py::dict& out) : current_(&out) {}
+  template <typename V>
+  void field(const char* name, const V& value) {
+    (*current_)[name] = value;
+  }
+  void none(const char* name) { (*current_)[name] = py::none(); }
+  template <typename Fn>
+  void object(const char* name, Fn members) {
+    py::dict inner;
+    py::dict* outer = current_;
+    current_ = &inner;
+    members();
+    current_ = outer;
+    (*current_)[name] = inner;
+  }
+
+ private:
+  py::dict* current_;
+};
+
 py::dict summary(const model::TrainResult& result) {
   py::dict s;
-  s["stop_reason"] = result.stop_reason;
-  s["seconds"] = result.seconds;
-  s["setup_seconds"] = result.setup_seconds;
-  s["refine_seconds"] = result.refine_seconds;
-  s["train_rows"] = result.train_rows;
-  s["validation_rows"] = result.validation_rows;
-  s["candidates"] = result.candidates;
-  s["candidates_stored"] = result.candidates_stored;
-  s["sigma0"] = result.sigma0;
-  s["output_ridge"] = result.output_ridge;
-  s["linear_ridge"] = result.linear_ridge >= 0 ? py::object(py::float_(result.linear_ridge)) : py::object(py::none());
-  s["train_rmse"] = result.final_train_rmse;
-  s["val_rmse"] = result.best_val_rmse < 0 ? std::nan("") : result.best_val_rmse;
-  s["val_accuracy"] = result.best_val_accuracy < 0 ? std::nan("") : result.best_val_accuracy;
-  s["events"] = result.events;
-  s["backend"] = result.network.provenance.backend;
-  if (result.refit.done) {
-    py::dict refit;
-    refit["nodes"] = result.refit.nodes;
-    refit["rows"] = result.refit.rows;
-    refit["seconds"] = result.refit.seconds;
-    refit["stop_reason"] = result.refit.stop_reason;
-    s["refit"] = refit;
-  } else {
-    s["refit"] = py::none();
-  }
-  const model::CrossValidationReport& cv = result.cross_validation;
-  if (cv.folds > 0) {
-    py::dict folds;
-    folds["folds"] = cv.folds;
-    folds["width_sets"] = cv.width_sets;
-    folds["widths"] = cv.widths;
-    folds["nodes"] = cv.nodes;
-    folds["rmse"] = cv.rmse;
-    folds["lowest_nodes"] = cv.lowest_nodes;
-    folds["lowest_rmse"] = cv.lowest_rmse;
-    folds["accuracy"] = cv.accuracy >= 0 ? py::object(py::float_(cv.accuracy)) : py::object(py::none());
-    folds["output_ridge"] = cv.output_ridge;
-    folds["seconds"] = cv.seconds;
-    folds["averaged_models"] = cv.averaged_models;
-    folds["averaging_seconds"] = cv.averaging_seconds;
-    s["cross_validation"] = folds;
-  } else {
-    s["cross_validation"] = py::none();
-  }
+  DictFields fields(s);
+  model::visit_train_result(result, fields);
   return s;
 }
 

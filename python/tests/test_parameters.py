@@ -138,3 +138,31 @@ def test_folds_are_checked_like_the_config_key(friedman):
         RBFNetRegressor(folds=1).fit(X, y)
     with pytest.raises(ValueError, match="data.folds 3: stopping.refit grows again after a hold-out"):
         RBFNetRegressor(folds=3, refit=True).fit(X, y)
+
+
+def _shape(value):
+    """The keys of nested dicts, with their leaves' kinds: what two summaries must share."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    return None if value is None else "value"
+
+
+def test_fit_summary_has_the_cli_json_summarys_fields(rbfnet_cli, repo, tmp_path):
+    import json
+    import subprocess
+
+    import pandas as pd
+
+    iris = pd.read_csv(repo / "data" / "iris.csv")
+    X, y = iris.drop(columns="species"), iris["species"]
+    model = RBFNetClassifier(max_nodes=5, folds=0, threads=1).fit(X, y)
+    summary_path = tmp_path / "summary.json"
+    subprocess.run([rbfnet_cli, "train", "--data", str(repo / "data" / "iris.csv"), "--target", "species",
+                    "--nodes", "5", "--folds", "0", "--threads", "1", "--quiet", "--out", str(tmp_path / "i.rbfn"),
+                    "--metrics-json", str(summary_path)], check=True, capture_output=True)
+    cli = json.loads(summary_path.read_text())
+    for only_the_cli_has in ("model", "iteration_log"):  # file names: the CLI's own
+        del cli[only_the_cli_has]
+    assert _shape(model.fit_summary_) == _shape(cli)
+    assert model.fit_summary_["candidates_stored"] is True
+    assert model.fit_summary_["candidate_storage_reason"].startswith("it fits")

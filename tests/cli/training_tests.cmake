@@ -1,5 +1,5 @@
 # End-to-end tests of training features through the rbfnet binary: output ridge, linear terms,
-# refinement, cross-validation, refit, predict, inspect and evaluate. Uses
+# refinement, candidate storage, cross-validation, refit, predict, inspect and evaluate. Uses
 # rbf_cli_test and the folders set in cli_tests.cmake, included before this file.
 
 # --- output ridge ------------------------------------------------------------------------------
@@ -54,6 +54,20 @@ rbf_cli_test(linear_terms_off STDOUT "\"linear_ridge\": ?null"
 rbf_cli_test(linear_terms_bad_value EXIT 2 STDERR "--linear-terms must be "
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --linear-terms sometimes)
 rbf_cli_test(linear_terms_default_auto STDOUT "\n  linear_terms: auto\n" ARGS train --print-config)
+
+# --- candidate storage -------------------------------------------------------------------------
+# The summary and the JSON say whether Phi_C was stored and why (contracts/candidate_storage.hpp).
+rbf_cli_test(storage_stored_and_why STDOUT "Phi_C stored: it fits in 0\\.2 MiB"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --nodes 5 --folds 0
+    --out storage_stored.rbfn)
+rbf_cli_test(storage_computed_and_why
+  STDOUT "Phi_C computed on every pass: its 0\\.2 MiB exceed the budget of 0\\.1 MiB \\(candidates\\.memory_budget_mb\\)"
+  ARGS train --config ${RBF_CLI_DATA}/tiny_candidate_budget.yaml --data ${PROJECT_SOURCE_DIR}/data/iris.csv
+    --target species --nodes 5 --folds 0 --out storage_computed.rbfn)
+rbf_cli_test(storage_computed_and_why_json
+  STDOUT "\"candidates_stored\":false,\"candidate_storage_reason\":\"its 0\\.2 MiB exceed the budget"
+  ARGS train --config ${RBF_CLI_DATA}/tiny_candidate_budget.yaml --data ${PROJECT_SOURCE_DIR}/data/iris.csv
+    --target species --nodes 5 --folds 0 --quiet --out storage_computed_json.rbfn --metrics-json /dev/stdout)
 
 # --- refinement -------------------------------------------------------------------------------
 # Iris with refinement every 10 nodes and at the end (Levenberg-Marquardt): the refinements are
