@@ -84,4 +84,24 @@ std::string quote_for_message(std::string_view text) {
   return out;
 }
 
+InputError csv_number_error(const std::string& file, std::size_t line, std::size_t column, NumberStatus status,
+                            std::string_view text, const std::string& where, bool target, const std::string& hint) {
+  switch (status) {
+    case NumberStatus::empty:
+      return csv_error(file, line, column, "missing value in " + where);
+    case NumberStatus::not_finite:
+      return csv_error(file, line, column,
+                       quote_for_message(text) + " is not a finite number in " + where +
+                           " (NaN and infinity are not allowed)");
+    case NumberStatus::out_of_range:
+      return csv_error(file, line, column, quote_for_message(text) + " is out of range for a double in " + where);
+    case NumberStatus::ok:
+    case NumberStatus::not_a_number:
+      break;
+  }
+  std::string why = quote_for_message(text) + " is not a number in " + where;
+  if (target) why += " (the task was set to regression)";
+  return csv_error(file, line, column, why + hint);
+}
+
 }  // namespace rbf::data

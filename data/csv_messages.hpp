@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "data/errors.hpp"
+#include "data/number_parse.hpp"
 
 namespace rbf::data {
 
@@ -13,6 +14,12 @@ namespace rbf::data {
 InputError csv_error(const std::string& file, std::size_t line, std::size_t column, const std::string& sentence);
 // "FILE:LINE: sentence", for a problem with a whole line (an empty file, a missing row).
 InputError csv_error(const std::string& file, std::size_t line, const std::string& sentence);
+
+// The error for a field that is not a usable number (`status`), at 1-based `column` of `where`
+// ("target column 3 ('y')"). A plain non-number in a target column says the task was set to
+// regression; `hint` (may be empty) ends its sentence.
+InputError csv_number_error(const std::string& file, std::size_t line, std::size_t column, NumberStatus status,
+                            std::string_view text, const std::string& where, bool target, const std::string& hint);
 
 // "column 3 ('petal_length')" from a 0-based column index and its header name.
 std::string column_label(std::size_t index, std::string_view name);

@@ -1,7 +1,6 @@
 // Reads CSV text into a Dataset: header, column plan, a fast numeric row loop, class labels.
 #include "data/csv_reader.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -338,26 +337,10 @@ class CsvParser {
 
   InputError number_error(NumberStatus status, std::string_view text, std::size_t line, std::size_t column) const {
     const bool target = plan_.role[column] == ColumnRole::target;
-    const std::string where = (target ? "target " : "") + column_label(column, header_[column]);
-    switch (status) {
-      case NumberStatus::empty:
-        return csv_error(name_, line, column + 1, "missing value in " + where);
-      case NumberStatus::not_finite:
-        return csv_error(
-            name_, line, column + 1,
-            quote_for_message(text) + " is not a finite number in " + where + " (NaN and infinity are not allowed)");
-      case NumberStatus::out_of_range:
-        return csv_error(name_, line, column + 1,
-                         quote_for_message(text) + " is out of range for a double in " + where);
-      case NumberStatus::ok:
-      case NumberStatus::not_a_number:
-        break;
-    }
-    std::string why = quote_for_message(text) + " is not a number in " + where;
-    if (target) why += " (the task was set to regression)";
-    if (header_.size() == 1 && text.find_first_of(",;\t|:") != std::string_view::npos)
-      why += delimiter_hint(header_text_, delimiter_);
-    return csv_error(name_, line, column + 1, why);
+    const bool one_column = header_.size() == 1 && text.find_first_of(",;\t|:") != std::string_view::npos;
+    return csv_number_error(name_, line, column + 1, status, text,
+                            (target ? "target " : "") + column_label(column, header_[column]), target,
+                            one_column ? delimiter_hint(header_text_, delimiter_) : std::string());
   }
 
   [[noreturn]] void too_many_fields(std::size_t row_line) {
