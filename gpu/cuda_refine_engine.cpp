@@ -3,18 +3,19 @@
 //
 // Per row chunk (m rows): S = X_c C^T, Phi in place of S, F = Phi W, E = F + b - Y with its
 // squared sum; for the gradient Phi^T E, E^T 1, A = Phi .* (E W^T) in place of Phi with
-// H^T 1 reduced in the same kernel (H is never stored), and [A^T X | A^T 1]. Each chunk's small results (T) are added into double sums on
-// the device in chunk order, so the totals are deterministic and need one copy back per call.
+// H^T 1 reduced in the same kernel (H is never stored), and [A^T X | A^T 1]. Each chunk's
+// small results (T) are added into double sums on the device in chunk order, so the totals are
+// deterministic and need one copy back per call.
 // normal_equations copies each chunk's J^T J and J^T r back and sums them on the host in
 // double instead: P x P doubles on the device as well would double its memory for little gain.
 #include "gpu/cuda_refine_engine.hpp"
 
 #include <algorithm>
 #include <climits>
-#include <utility>
 #include <cmath>
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "gpu/cublas_ops.hpp"
 #include "gpu/cuda_check.hpp"
@@ -29,7 +30,6 @@ namespace {
 // device memory free after the data upload) and the Jacobian block of normal_equations.
 constexpr std::size_t kMaxChunkBytes = std::size_t{512} << 20;
 constexpr std::size_t kMaxJacobianBytes = std::size_t{256} << 20;
-
 
 template <typename U>
 void release_all(std::initializer_list<Buffer<U>*> buffers) {
@@ -201,6 +201,34 @@ void CudaRefineEngine<T>::outputs(const T* phi, std::size_t ld, std::size_t rows
 }
 
 template <typename T>
+template <typename Step>
+void CudaRefineEngine<T>::for_each_chunk(const T* x, std::size_t ldx, const T* xsq, std::size_t rows,
+                                         std::size_t nodes, std::size_t chunk, const char* f_name, Step step) {
+  const std::size_t ld = round_up(chunk, kRowPadding);
+  ensure(work_a_, ld * nodes, "the activations of a row chunk");
+  ensure(e_, chunk * k_, f_name);
+  last_chunks_ = 0;
+  for (std::size_t r0 = 0; r0 < rows; r0 += chunk) {
+    const std::size_t m = std::min(chunk, rows - r0);
+    activations(x + r0, ldx, xsq + r0, m, nodes, work_a_.get(), ld);
+    outputs(work_a_.get(), ld, m, nodes, e_.get());
+    step(r0, m, ld);
+    ++last_chunks_;
+  }
+}
+
+template <typename T>
+double CudaRefineEngine<T>::copy_back_sums(std::size_t count) {
+  sums_host_.resize(count);
+  RBF_CUDA_CHECK(cudaMemcpyAsync(sums_host_.data(), sums_.get(), count * sizeof(double), cudaMemcpyDeviceToHost,
+                                 context_.stream()));
+  context_.synchronize();
+  double sse = 0.0;
+  for (std::size_t b = 0; b < static_cast<std::size_t>(kRefineResidualBlocks); ++b) sse += sums_host_[b];
+  return sse;
+}
+
+template <typename T>
 double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vector<double>* gradient) {
   context_.activate();
   check(p, "loss_gradient");
@@ -208,15 +236,12 @@ double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vecto
   const bool grad = gradient != nullptr;
   const std::size_t nodes = p.nodes, d = d_, k = k_;
   const std::size_t chunk = std::min(chunk_rows(nodes), n_);
-  const std::size_t ld = round_up(chunk, kRowPadding);
   // One chunk's small results: [A^T X | A^T 1] (nodes x (d + 1)), H^T 1 (nodes),
   // Phi^T E (nodes x k), E^T 1 (k); in sums_ after the residual blocks' squared sums.
   const std::size_t at_h = nodes * (d + 1), at_gw = at_h + nodes, at_gb = at_gw + nodes * k;
   const std::size_t small = at_gb + k;
   const std::size_t blocks = static_cast<std::size_t>(kRefineResidualBlocks);
   const std::size_t sum_count = blocks + (grad ? small : 0);
-  ensure(work_a_, ld * nodes, "the activations of a row chunk");
-  ensure(e_, chunk * k, "the residuals of a row chunk");
   if (grad) {
     ensure(hpart_, refine_adjoint_partials(as_int(chunk), as_int(nodes)), "the width terms of a row chunk");
     ensure(results_, small, "the gradient terms of a row chunk");
@@ -228,37 +253,26 @@ double CudaRefineEngine<T>::loss_gradient(const model::NodeParams& p, std::vecto
   const T* one = constants_.get();
   const T* zero = one + 1;
   const int ni = as_int(nodes), ki = as_int(k);
-  T* phi = work_a_.get();
-  T* e = e_.get();
-  T* r = results_.get();
   RBF_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, sum_count * sizeof(double), stream));
-  last_chunks_ = 0;
-  for (std::size_t r0 = 0; r0 < n_; r0 += chunk) {
-    const std::size_t m = std::min(chunk, n_ - r0);
+  for_each_chunk(x_.get(), npad_, xsq_.get(), n_, nodes, chunk, "the residuals of a row chunk",
+                 [&](std::size_t r0, std::size_t m, std::size_t ld) {
     const int mi = as_int(m);
+    T* phi = work_a_.get();  // A replaces Phi in the adjoint kernel
+    T* e = e_.get();
+    T* r = results_.get();
     const T* xc = x_.get() + r0;
     const T* ones = x_.get() + d * npad_ + r0;  // the ones column of [X | 1]
-    activations(xc, npad_, xsq_.get() + r0, m, nodes, phi, ld);
-    outputs(phi, ld, m, nodes, e);
     RBF_CUDA_CHECK(launch_refine_residual<T>(e, mi, ki, bias(), y_.get() + r0, npad_, sums_.get(), stream));
-    if (grad) {
-      RBF_CUBLAS_CHECK(
-          blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, ki, mi, one, phi, as_int(ld), e, mi, zero, r + at_gw, ni));
-      RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, mi, ki, one, e, mi, ones, zero, r + at_gb));
-      RBF_CUDA_CHECK(launch_refine_adjoint<T>(phi, ld, mi, ni, e, ki, weights(), hpart_.get(), r + at_h, stream));
-      RBF_CUBLAS_CHECK(blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, as_int(d + 1), mi, one, phi, as_int(ld), xc,
-                                  as_int(npad_), zero, r, ni));
-      RBF_CUDA_CHECK(launch_accumulate<T>(sums_.get() + blocks, r, small, stream));
-    }
-    ++last_chunks_;
-  }
-  sums_host_.resize(sum_count);
-  RBF_CUDA_CHECK(
-      cudaMemcpyAsync(sums_host_.data(), sums_.get(), sum_count * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  context_.synchronize();
-
-  double sse = 0.0;
-  for (std::size_t b = 0; b < blocks; ++b) sse += sums_host_[b];
+    if (!grad) return;
+    RBF_CUBLAS_CHECK(
+        blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, ki, mi, one, phi, as_int(ld), e, mi, zero, r + at_gw, ni));
+    RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, mi, ki, one, e, mi, ones, zero, r + at_gb));
+    RBF_CUDA_CHECK(launch_refine_adjoint<T>(phi, ld, mi, ni, e, ki, weights(), hpart_.get(), r + at_h, stream));
+    RBF_CUBLAS_CHECK(blas::gemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, ni, as_int(d + 1), mi, one, phi, as_int(ld), xc,
+                                as_int(npad_), zero, r, ni));
+    RBF_CUDA_CHECK(launch_accumulate<T>(sums_.get() + blocks, r, small, stream));
+  });
+  const double sse = copy_back_sums(sum_count);
   if (grad) {
     const double* s = sums_host_.data() + blocks;
     model::NodeParams g(nodes, d, k);
@@ -288,10 +302,7 @@ double CudaRefineEngine<T>::normal_equations(const model::NodeParams& p, std::ve
   std::size_t chunk = std::min(chunk_rows(nodes), n_);
   chunk = std::min(chunk, std::max<std::size_t>(1, kMaxJacobianBytes / (k * params * sizeof(T))));
   chunk = std::min(chunk, static_cast<std::size_t>(INT_MAX) / k);  // J's rows are cuBLAS ints
-  const std::size_t ld = round_up(chunk, kRowPadding);
   const std::size_t blocks = static_cast<std::size_t>(kRefineResidualBlocks);
-  ensure(work_a_, ld * nodes, "the activations of a row chunk");
-  ensure(e_, chunk * k, "the residuals of a row chunk");
   ensure(jac_, chunk * k * params, "the Jacobian of a row chunk");
   ensure(jtj_, params * params, "J^T J");
   ensure(jte_, params, "J^T r");
@@ -302,8 +313,6 @@ double CudaRefineEngine<T>::normal_equations(const model::NodeParams& p, std::ve
   const T* one = constants_.get();
   const T* zero = one + 1;
   const int pi = as_int(params);
-  T* phi = work_a_.get();
-  T* e = e_.get();
   T* jac = jac_.get();
   RBF_CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, blocks * sizeof(double), stream));
   // Summed in double on the host, chunk by chunk: the column-major upper triangle of J^T J is
@@ -311,16 +320,14 @@ double CudaRefineEngine<T>::normal_equations(const model::NodeParams& p, std::ve
   jtj.assign(params * params, 0.0);
   jte.assign(params, 0.0);
   staging_.resize(params * params + params);
-  last_chunks_ = 0;
-  for (std::size_t r0 = 0; r0 < n_; r0 += chunk) {
-    const std::size_t m = std::min(chunk, n_ - r0);
+  for_each_chunk(x_.get(), npad_, xsq_.get(), n_, nodes, chunk, "the residuals of a row chunk",
+                 [&](std::size_t r0, std::size_t m, std::size_t ld) {
     const int mi = as_int(m), rows = as_int(m * k);
     const T* xc = x_.get() + r0;
-    activations(xc, npad_, xsq_.get() + r0, m, nodes, phi, ld);
-    outputs(phi, ld, m, nodes, e);
+    T* e = e_.get();
     RBF_CUDA_CHECK(launch_refine_residual<T>(e, mi, as_int(k), bias(), y_.get() + r0, npad_, sums_.get(), stream));
-    RBF_CUDA_CHECK(launch_refine_jacobian<T>(jac, m * k, mi, as_int(k), as_int(nodes), as_int(d), phi, ld, xc, npad_,
-                                             centers(), weights(), gamma(), stream));
+    RBF_CUDA_CHECK(launch_refine_jacobian<T>(jac, m * k, mi, as_int(k), as_int(nodes), as_int(d), work_a_.get(), ld,
+                                             xc, npad_, centers(), weights(), gamma(), stream));
     RBF_CUBLAS_CHECK(
         blas::syrk(blas, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, pi, rows, one, jac, rows, zero, jtj_.get(), pi));
     // E (m x k, ld m) is vec(E) in J's row order.
@@ -333,18 +340,10 @@ double CudaRefineEngine<T>::normal_equations(const model::NodeParams& p, std::ve
     for (std::size_t j = 0; j < params; ++j)
       for (std::size_t i = 0; i <= j; ++i) jtj[i + j * params] += static_cast<double>(staging_[i + j * params]);
     for (std::size_t i = 0; i < params; ++i) jte[i] += static_cast<double>(staging_[params * params + i]);
-    ++last_chunks_;
-  }
+  });
   for (std::size_t i = 0; i < params; ++i)
     for (std::size_t j = i + 1; j < params; ++j) jtj[i * params + j] = jtj[j * params + i];
-
-  sums_host_.resize(blocks);
-  RBF_CUDA_CHECK(
-      cudaMemcpyAsync(sums_host_.data(), sums_.get(), blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
-  context_.synchronize();
-  double sse = 0.0;
-  for (std::size_t b = 0; b < blocks; ++b) sse += sums_host_[b];
-  return 0.5 * sse;
+  return 0.5 * copy_back_sums(blocks);
 }
 
 template <typename T>
@@ -356,16 +355,10 @@ void CudaRefineEngine<T>::predict_validation(const model::NodeParams& p, std::ve
   upload(p);
   const std::size_t nodes = p.nodes, k = k_;
   const std::size_t chunk = std::min(chunk_rows(nodes), nv_);
-  const std::size_t ld = round_up(chunk, kRowPadding);
-  ensure(work_a_, ld * nodes, "the activations of a row chunk");
-  ensure(e_, chunk * k, "the predictions of a row chunk");
   staging_.resize(chunk * k);
   const T* bias_host = params_host_.data() + params_host_.size() - k;  // b, as uploaded
-  last_chunks_ = 0;
-  for (std::size_t r0 = 0; r0 < nv_; r0 += chunk) {
-    const std::size_t m = std::min(chunk, nv_ - r0);
-    activations(xv_.get() + r0, nvpad_, xvsq_.get() + r0, m, nodes, work_a_.get(), ld);
-    outputs(work_a_.get(), ld, m, nodes, e_.get());
+  for_each_chunk(xv_.get(), nvpad_, xvsq_.get(), nv_, nodes, chunk, "the predictions of a row chunk",
+                 [&](std::size_t r0, std::size_t m, std::size_t) {
     RBF_CUDA_CHECK(
         cudaMemcpyAsync(staging_.data(), e_.get(), m * k * sizeof(T), cudaMemcpyDeviceToHost, context_.stream()));
     context_.synchronize();
@@ -373,8 +366,7 @@ void CudaRefineEngine<T>::predict_validation(const model::NodeParams& p, std::ve
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t o = 0; o < k; ++o)
         out[(r0 + i) * k + o] = static_cast<double>(staging_[i + o * m] + bias_host[o]);
-    ++last_chunks_;
-  }
+  });
 }
 
 template <typename T>

@@ -46,6 +46,15 @@ class CudaRefineEngine final : public model::RefineEngine<T> {
                    std::size_t ld);
   // F = Phi W into e (rows x k, ld rows).
   void outputs(const T* phi, std::size_t ld, std::size_t rows, std::size_t nodes, T* e);
+  // The loop every call shares: sizes Phi (work_a_) and F (e_) for chunks of at most `chunk`
+  // of `rows` rows of x (ld ldx, norms xsq), then per chunk [r0, r0 + m) forms Phi (ld ld)
+  // and F and calls step(r0, m, ld). Counts the chunks in last_chunks_.
+  template <typename Step>
+  void for_each_chunk(const T* x, std::size_t ldx, const T* xsq, std::size_t rows, std::size_t nodes,
+                      std::size_t chunk, const char* f_name, Step step);
+  // Copies the first `count` device sums back (a synchronizing copy) and returns the sum of the
+  // residual blocks' squared errors at their front.
+  double copy_back_sums(std::size_t count);
   template <typename U>
   void ensure(Buffer<U>& buffer, std::size_t count, const char* what);
 
