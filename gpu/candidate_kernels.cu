@@ -105,61 +105,37 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Lazy CGS2: for each of the block's kFinishCandidates candidates, its unfinished column's
+// share along Q, sum_j z_cj g_j over its history row, into share[]. Each warp takes
+// kFinishCandidates / kWarps candidates with its lanes along the row, so the loads are
+// contiguous and independent of each other.
 template <typename T>
-__global__ void __launch_bounds__(kBlock)
-    finish_update_kernel(CandidateStats stats, const T* __restrict__ partial, int splits,
-                         const double* __restrict__ a, History<T> history, SelectRequest select,
-                         const T* __restrict__ e, std::size_t lde, const long long* __restrict__ rows,
-                         const double* __restrict__ sse, ReduceScratch scratch,
-                         double* __restrict__ results) {
-  // kFinishCandidates candidates per block, one per lane: warp w sums the row splits
-  // w, w + kWarps, ... of its lane's candidate, then warp 0 adds the warps' sums in order and
-  // goes on alone. Many warps share the splits, so their loads are in flight together.
-  __shared__ double warp_z[kWarps][kFinishCandidates];
-  __shared__ double lazy_share[kFinishCandidates];
-  if (history.dependent != nullptr && *history.dependent != 0.0) return;  // every block alike
+__device__ __forceinline__ void lazy_shares(const CandidateStats& stats, const History<T>& history, double* share) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int c = blockIdx.x * kFinishCandidates + lane;
-  const int k = stats.k;
-  double best = -1.0;
-  long long best_index = -1;
-  const unsigned char lane_mark = c < stats.count ? stats.used[c] : kMarkUsed;
-  if (lane_mark == kAvailable && a != nullptr) {
-    double part = 0.0;
+  constexpr int kPerWarp = kFinishCandidates / kWarps;
+  for (int i = 0; i < kPerWarp; ++i) {
+    const int local = warp * kPerWarp + i, cc = blockIdx.x * kFinishCandidates + local;
+    double s = 0.0;
+    if (cc < stats.count && stats.used[cc] == kAvailable) {
+      const T* row = history.z + static_cast<std::size_t>(cc) * history.ld;
 #pragma unroll 4
-    for (int s = warp; s < splits; s += kWarps)
-      part += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
-    warp_z[warp][lane] = part;
-  }
-  if (history.g != nullptr && a != nullptr) {
-    // Lazy CGS2: the unfinished column's share along Q, sum_j z_cj g_j over the history row.
-    // Each warp takes kFinishCandidates / kWarps candidates with its lanes along the row, so
-    // the loads are contiguous and independent of each other.
-    constexpr int kPerWarp = kFinishCandidates / kWarps;
-    for (int i = 0; i < kPerWarp; ++i) {
-      const int local = warp * kPerWarp + i, cc = blockIdx.x * kFinishCandidates + local;
-      double s = 0.0;
-      if (cc < stats.count && stats.used[cc] == kAvailable) {
-        const T* row = history.z + static_cast<std::size_t>(cc) * history.ld;
-#pragma unroll 4
-        for (int j = lane; j < history.column; j += 32)
-          s += static_cast<double>(row[j]) * static_cast<double>(history.g[j]);
-      }
-      for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
-      if (lane == 0) lazy_share[local] = s;
+      for (int j = lane; j < history.column; j += 32)
+        s += static_cast<double>(row[j]) * static_cast<double>(history.g[j]);
     }
+    for (int offset = 16; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+    if (lane == 0) share[local] = s;
   }
-  __syncthreads();
-  const unsigned char mark = warp == 0 ? lane_mark : kMarkUsed;
-  if (mark == kAvailable && a != nullptr) {
-    double z = 0.0;
-    for (int w = 0; w < kWarps; ++w) z += warp_z[w][lane];
-    if (history.g != nullptr) z -= lazy_share[lane];
-    if (history.norm != nullptr) z /= *history.norm;
-    stats.proj2[c] += z * z;
-    history.z[static_cast<std::size_t>(c) * history.ld + history.column] = static_cast<T>(z);
-    for (int j = 0; j < k; ++j) stats.g[static_cast<std::size_t>(c) * k + j] -= z * a[j];
-  }
+}
+
+// Candidate c's selection key into best / best_index: its OLS score when it is available
+// and independent of the model (a dependent one is marked for good when asked), or the
+// squared residual at its row; left at -1 / -1 when it is not in the running.
+template <typename T>
+__device__ __forceinline__ void candidate_key(const CandidateStats& stats, const SelectRequest& select, int c,
+                                              unsigned char mark, const T* __restrict__ e, std::size_t lde,
+                                              const long long* __restrict__ rows, double& best,
+                                              long long& best_index) {
+  const int k = stats.k;
   if (select.mode == kSelectOls && mark == kAvailable) {
     const double n = stats.norm2[c];
     const double rest = n - stats.proj2[c];
@@ -187,8 +163,13 @@ __global__ void __launch_bounds__(kBlock)
     best = r2;
     best_index = c;
   }
-  if (select.mode == kSelectNone && sse == nullptr) return;
+}
 
+// The block's best key into scratch; the last block to get there reduces the blocks' keys into
+// results (with the residual sum of the row splits, when asked) and resets the ticket.
+__device__ __forceinline__ void publish_selection(const SelectRequest& select, const double* __restrict__ sse,
+                                                  int splits, ReduceScratch scratch, double* __restrict__ results,
+                                                  double best, long long best_index) {
   block_argmax(best, best_index);
   if (threadIdx.x == 0) {
     scratch.values[blockIdx.x] = best;
@@ -217,6 +198,49 @@ __global__ void __launch_bounds__(kBlock)
     if (threadIdx.x == 0) results[kResidualNorm2] = total;
   }
   if (threadIdx.x == 0) scratch.tickets[0] = 0;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    finish_update_kernel(CandidateStats stats, const T* __restrict__ partial, int splits,
+                         const double* __restrict__ a, History<T> history, SelectRequest select,
+                         const T* __restrict__ e, std::size_t lde, const long long* __restrict__ rows,
+                         const double* __restrict__ sse, ReduceScratch scratch,
+                         double* __restrict__ results) {
+  // kFinishCandidates candidates per block, one per lane: warp w sums the row splits
+  // w, w + kWarps, ... of its lane's candidate, then warp 0 adds the warps' sums in order and
+  // goes on alone. Many warps share the splits, so their loads are in flight together.
+  __shared__ double warp_z[kWarps][kFinishCandidates];
+  __shared__ double lazy_share[kFinishCandidates];
+  if (history.dependent != nullptr && *history.dependent != 0.0) return;  // every block alike
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int c = blockIdx.x * kFinishCandidates + lane;
+  const int k = stats.k;
+  double best = -1.0;
+  long long best_index = -1;
+  const unsigned char lane_mark = c < stats.count ? stats.used[c] : kMarkUsed;
+  if (lane_mark == kAvailable && a != nullptr) {
+    double part = 0.0;
+#pragma unroll 4
+    for (int s = warp; s < splits; s += kWarps)
+      part += static_cast<double>(partial[static_cast<std::size_t>(s) * stats.count + c]);
+    warp_z[warp][lane] = part;
+  }
+  if (history.g != nullptr && a != nullptr) lazy_shares(stats, history, lazy_share);
+  __syncthreads();
+  const unsigned char mark = warp == 0 ? lane_mark : kMarkUsed;
+  if (mark == kAvailable && a != nullptr) {
+    double z = 0.0;
+    for (int w = 0; w < kWarps; ++w) z += warp_z[w][lane];
+    if (history.g != nullptr) z -= lazy_share[lane];
+    if (history.norm != nullptr) z /= *history.norm;
+    stats.proj2[c] += z * z;
+    history.z[static_cast<std::size_t>(c) * history.ld + history.column] = static_cast<T>(z);
+    for (int j = 0; j < k; ++j) stats.g[static_cast<std::size_t>(c) * k + j] -= z * a[j];
+  }
+  candidate_key(stats, select, c, mark, e, lde, rows, best, best_index);
+  if (select.mode == kSelectNone && sse == nullptr) return;
+  publish_selection(select, sse, splits, scratch, results, best, best_index);
 }
 
 template <typename T>

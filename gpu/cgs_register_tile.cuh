@@ -84,6 +84,51 @@ __device__ __forceinline__ void lazy_residual_row(const LazyCgs<T>& lazy, int i,
   }
 }
 
+// Lazy CGS2's settling of a tile's pending column (column `last`, read into x like the rest):
+// q = (pending - Q_prev g) * scale, written back to `pending` and into the owner warp's
+// registers in place of the loaded values. Returns row t's finished value to thread t < 32 V.
+// sums and q_tile are the block's shared scratch; gs holds g (0 for the pending column).
+template <int V, int kC>
+__device__ __forceinline__ float settle_pending_column(RowsV<V> (&x)[kC], const float* gs, float (*sums)[32 * V],
+                                                       float* q_tile, float* __restrict__ pending, int row0,
+                                                       float scale, int last) {
+  constexpr int kRows = 32 * V;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  float qp = 0.0f;
+  float accg[V];
+#pragma unroll
+  for (int r = 0; r < V; ++r) accg[r] = 0.0f;
+#pragma unroll
+  for (int c = 0; c < kC; ++c) {
+    const float gj = gs[warp + c * kWarps];  // 0 for the pending column itself
+#pragma unroll
+    for (int r = 0; r < V; ++r) accg[r] = fmaf(x[c].v[r], gj, accg[r]);
+  }
+#pragma unroll
+  for (int r = 0; r < V; ++r) sums[warp][V * lane + r] = accg[r];
+  __syncthreads();
+  if (threadIdx.x < kRows) {
+    float total = 0.0f;
+    for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
+    float* column = pending + row0 + static_cast<int>(threadIdx.x);
+    qp = (*column - total) * scale;
+    *column = qp;
+    q_tile[threadIdx.x] = qp;
+  }
+  __syncthreads();
+  // Selects, not x[last / kWarps]: a runtime index would put x in local memory.
+  float qv[V];
+#pragma unroll
+  for (int r = 0; r < V; ++r) qv[r] = q_tile[V * lane + r];
+#pragma unroll
+  for (int c = 0; c < kC; ++c) {
+    const bool finished = warp + c * kWarps == last;
+#pragma unroll
+    for (int r = 0; r < V; ++r) x[c].v[r] = finished ? qv[r] : x[c].v[r];
+  }
+  return qp;
+}
+
 // u = phi - Q h1 and this block's share of h2 = Q^T u (partial[j * gridDim.x + block]), with
 // ||u||^2 and ||phi||^2 summed over the block's rows (returned in thread 0). Lane l of warp w
 // holds rows 32 V t + V l .. + V - 1 of columns w, w + kWarps, ... of tile t. Requires
@@ -138,40 +183,8 @@ __device__ __forceinline__ void cgs_subtract_register_tiles(const float* __restr
         for (int r = 0; r < V; ++r) x[c].v[r] = 0.0f;
       }
     }
-    float qp = 0.0f;  // thread t < kRows: the pending column's finished value in row t
-    if (settle) {
-      float accg[V];
-#pragma unroll
-      for (int r = 0; r < V; ++r) accg[r] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < kC; ++c) {
-        const float gj = gs[warp + c * kWarps];  // 0 for the pending column itself
-#pragma unroll
-        for (int r = 0; r < V; ++r) accg[r] = fmaf(x[c].v[r], gj, accg[r]);
-      }
-#pragma unroll
-      for (int r = 0; r < V; ++r) sums[warp][V * lane + r] = accg[r];
-      __syncthreads();
-      if (threadIdx.x < kRows) {
-        float total = 0.0f;
-        for (int w = 0; w < kWarps; ++w) total += sums[w][threadIdx.x];
-        float* column = lazy.pending + row0 + static_cast<int>(threadIdx.x);
-        qp = (*column - total) * scale;
-        *column = qp;
-        q_tile[threadIdx.x] = qp;
-      }
-      __syncthreads();
-      // Selects, not x[last / kWarps]: a runtime index would put x in local memory.
-      float qv[V];
-#pragma unroll
-      for (int r = 0; r < V; ++r) qv[r] = q_tile[V * lane + r];
-#pragma unroll
-      for (int c = 0; c < kC; ++c) {
-        const bool finished = warp + c * kWarps == last;
-#pragma unroll
-        for (int r = 0; r < V; ++r) x[c].v[r] = finished ? qv[r] : x[c].v[r];
-      }
-    }
+    // Thread t < kRows: the pending column's finished value in row t.
+    const float qp = settle ? settle_pending_column<V, kC>(x, gs, sums, q_tile, lazy.pending, row0, scale, last) : 0.0f;
     float acc[V];
 #pragma unroll
     for (int r = 0; r < V; ++r) acc[r] = 0.0f;
