@@ -104,11 +104,17 @@ std::string first_line(const std::string& text) {
 
 }  // namespace
 
-std::string cost_curves_script(const PlotSpec& spec) {
-  const std::string nodes = std::to_string(costs_column("nodes"));
-  const std::string spread_nodes = std::to_string(spread_column("nodes"));
-  const std::string costs = gp_string(kCostsFile), spread = gp_string(kSpreadFile);
-  std::ostringstream gp;
+namespace {
+
+// The names every panel uses: the CSV files and the node columns, as gnuplot text.
+struct PlotFiles {
+  std::string costs = gp_string(kCostsFile), spread = gp_string(kSpreadFile);
+  std::string nodes = std::to_string(costs_column("nodes"));
+  std::string spread_nodes = std::to_string(spread_column("nodes"));
+};
+
+// The terminal, the output image, the 2 x 2 layout and the crossover and switch markers.
+void write_preamble(std::ostream& gp, const PlotSpec& spec) {
   gp << "# Cost curves of `rbfnet bench`, drawn from " << kCostsFile << " and " << kSpreadFile
      << " beside this file.\n";
   gp << "# Render: cd <this folder> && gnuplot " << kPlotScript << "\n";
@@ -136,11 +142,17 @@ std::string cost_curves_script(const PlotSpec& spec) {
     gp << "set label 2 " << gp_string("auto -> gpu: " + x + " nodes") << " at " << x
        << ", graph 0.87 offset 1,0 textcolor rgb '" << colors_of("auto").line << "'\n";
   }
-  const bool band = spec.repeats > 1;
-  const std::string over = band ? " over " + std::to_string(spec.repeats) + " repeats" : std::string();
+}
 
-  // 1: ms per iteration.
-  gp << "set title " << gp_string("Time per iteration (lines: median of 5 iterations" + over +
+// " over R repeats" when the runs were repeated, else "".
+std::string over_repeats(const PlotSpec& spec) {
+  return spec.repeats > 1 ? " over " + std::to_string(spec.repeats) + " repeats" : std::string();
+}
+
+// Panel 1: ms per iteration, each iteration a dot, the smoothed median a line (and a band).
+void write_iteration_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
+  const bool band = spec.repeats > 1;
+  gp << "set title " << gp_string("Time per iteration (lines: median of 5 iterations" + over_repeats(spec) +
                                   (band ? ", band: min-max" : "") + "; dots: each iteration)")
      << "\n";
   gp << y_axis(spec.ms_log, "ms per iteration");
@@ -152,51 +164,58 @@ std::string cost_curves_script(const PlotSpec& spec) {
   std::string sep = "plot ";
   for (const std::string& backend : spec.backends) {
     const Colors c = colors_of(backend);
-    gp << sep << costs << " skip 1 using " << nodes << ":" << series(backend, "total_ms")
+    gp << sep << f.costs << " skip 1 using " << f.nodes << ":" << series(backend, "total_ms")
        << " with points pointtype 7 pointsize 0.4 linecolor rgb '" << c.dots << "' notitle, \\\n";
     if (band) {
-      gp << "     " << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "smoothed_ms_min")
-         << ":" << spread_series(backend, "smoothed_ms_max") << " with filledcurves fillcolor rgb '" << c.line
-         << "' notitle, \\\n";
+      gp << "     " << f.spread << " skip 1 using " << f.spread_nodes << ":"
+         << spread_series(backend, "smoothed_ms_min") << ":" << spread_series(backend, "smoothed_ms_max")
+         << " with filledcurves fillcolor rgb '" << c.line << "' notitle, \\\n";
     }
-    gp << "     " << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "smoothed_ms_median")
-       << " with lines linewidth 2 linecolor rgb '" << c.line << "' title " << gp_string(backend);
+    gp << "     " << f.spread << " skip 1 using " << f.spread_nodes << ":"
+       << spread_series(backend, "smoothed_ms_median") << " with lines linewidth 2 linecolor rgb '" << c.line
+       << "' title " << gp_string(backend);
     sep = ", \\\n     ";
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
   gp << "\n";
   gp << "unset label\n";
+}
 
-  // 2: cumulative seconds.
-  gp << "set title " << gp_string("Cumulative time, setup included" + (band ? " (median" + over + ", band: min-max)"
-                                                                             : std::string()))
+// Panel 2: cumulative seconds, set-up included.
+void write_cumulative_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
+  const bool band = spec.repeats > 1;
+  gp << "set title "
+     << gp_string("Cumulative time, setup included" +
+                  (band ? " (median" + over_repeats(spec) + ", band: min-max)" : std::string()))
      << "\n";
   gp << y_axis(spec.cumulative_log, "seconds");
-  sep = "plot ";
+  std::string sep = "plot ";
   for (const std::string& backend : spec.backends) {
     const Colors c = colors_of(backend);
     if (band) {
-      gp << sep << spread << " skip 1 using " << spread_nodes << ":"
+      gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":"
          << spread_series(backend, "cumulative_ms_min", "/1000.0") << ":"
          << spread_series(backend, "cumulative_ms_max", "/1000.0") << " with filledcurves fillcolor rgb '" << c.line
          << "' notitle";
       sep = ", \\\n     ";
     }
-    gp << sep << spread << " skip 1 using " << spread_nodes << ":"
+    gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":"
        << spread_series(backend, "cumulative_ms_median", "/1000.0") << " with lines linewidth 2 linecolor rgb '"
        << c.line << "' title " << gp_string(backend);
     sep = ", \\\n     ";
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
   gp << "\n";
+}
 
-  // 3: validation error.
+// Panel 3: the validation error per backend, or a note that there were no validation rows.
+void write_validation_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
   gp << "set title 'Validation error (RMSE on the held-out rows, target units)'\n";
   gp << "unset logscale y\nset yrange [*:*]\nset ylabel 'validation RMSE'\n";
   if (spec.validation && !spec.backends.empty()) {
-    sep = "plot ";
+    std::string sep = "plot ";
     for (const std::string& backend : spec.backends) {
-      gp << sep << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, "val_rmse")
+      gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":" << spread_series(backend, "val_rmse")
          << " with lines linewidth 2 dashtype " << dash_of(backend) << " linecolor rgb '" << colors_of(backend).line
          << "' title " << gp_string(backend);
       sep = ", \\\n     ";
@@ -206,15 +225,17 @@ std::string cost_curves_script(const PlotSpec& spec) {
     gp << "set label 3 'no validation rows (--validation 0)' at graph 0.5, graph 0.5 center\n";
     gp << "set yrange [0:1]\nplot NaN notitle\nunset label 3\n";
   }
+}
 
-  // 4: the phases.
-  gp << "set title 'Time per phase (median of 5 iterations" << over << "; line style: backend)'\n";
+// Panel 4: each phase's smoothed ms, colour by phase, line style by backend.
+void write_phase_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
+  gp << "set title 'Time per phase (median of 5 iterations" << over_repeats(spec) << "; line style: backend)'\n";
   gp << y_axis(spec.phases_log, "ms per iteration");
   gp << "set key below horizontal\n";  // up to 12 lines: inside the panel they would hide the curves
-  sep = "plot ";
+  std::string sep = "plot ";
   for (const std::string& backend : spec.backends) {
     for (const Phase& phase : kPhases) {
-      gp << sep << spread << " skip 1 using " << spread_nodes << ":" << spread_series(backend, phase.column)
+      gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":" << spread_series(backend, phase.column)
          << " with lines linewidth 1.5 dashtype " << dash_of(backend) << " linecolor rgb '" << phase.color
          << "' title " << gp_string(backend + " " + phase.name);
       sep = ", \\\n     ";
@@ -222,6 +243,18 @@ std::string cost_curves_script(const PlotSpec& spec) {
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
   gp << "\n";
+}
+
+}  // namespace
+
+std::string cost_curves_script(const PlotSpec& spec) {
+  const PlotFiles files;
+  std::ostringstream gp;
+  write_preamble(gp, spec);
+  write_iteration_panel(gp, spec, files);
+  write_cumulative_panel(gp, spec, files);
+  write_validation_panel(gp, spec, files);
+  write_phase_panel(gp, spec, files);
   gp << "unset multiplot\n";
   return gp.str();
 }

@@ -125,6 +125,62 @@ std::string cell(double value, double none, bool first, std::size_t nodes, std::
   return s;
 }
 
+// Nodes needed to reach the unrefined reference model's validation RMSE. Without
+// refinement: the first node count of the reference run's growth that reaches it (every
+// prefix is a model of that many nodes). With at_end lm: the smallest M in steps of 2;
+// the scan goes on to the smallest M whose test RMSE reaches the reference's too, since
+// the validation rows guided the refined model.
+void print_nodes_to_reach(const rbf::data::Dataset& ds, const rbf::data::Dataset& test, const Run& reference,
+                          int threads, bool& lm_fell_back) {
+  const std::size_t d = ds.features;
+  const double goal = reference.val;
+  std::size_t plain_nodes = 0;
+  for (const auto& rec : reference.iterations)
+    if (!rec.dependent && rec.val_rmse >= 0 && rec.val_rmse <= goal) {
+      plain_nodes = rec.nodes;
+      break;
+    }
+  std::size_t refined_m = 0, refined_kept = 0, test_m = 0, scanned = 0;
+  double refined_val = 0, refined_test = 0, test_val = 0, test_test = 0, scan_seconds = 0;
+  for (std::size_t m = 2; m <= kReference && (refined_m == 0 || test_m == 0); m += 2) {
+    Config c = base_config(m, threads);
+    c.refine.at_end = true;
+    lm_fell_back |= !lm(c, m, d);
+    const auto t0 = Clock::now();
+    const Run r = run(ds, test, c);
+    scan_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    ++scanned;
+    if (test_m == 0 && r.test <= reference.test) {
+      test_m = m;
+      test_val = r.val;
+      test_test = r.test;
+    }
+    if (refined_m == 0 && r.val <= goal) {
+      refined_m = m;
+      refined_kept = r.nodes;
+      refined_val = r.val;
+      refined_test = r.test;
+    }
+  }
+  std::printf("\nNodes to reach the validation RMSE %.4f of the unrefined %zu-node run:\n", goal, kReference);
+  std::printf("- without refinement: %zu nodes (growth of the %zu-node run)\n", plain_nodes, kReference);
+  if (refined_m > 0) {
+    std::printf("- with refine at_end (lm): M = %zu (%zu nodes kept, validation RMSE %.4f; its test RMSE %.4f against "
+                "%.4f)\n", refined_m, refined_kept, refined_val, refined_test, reference.test);
+  } else {
+    std::printf("- with refine at_end (lm): not reached for M <= %zu\n", kReference);
+  }
+  if (test_m > 0) {
+    std::printf("- on the test rows (RMSE %.4f of the unrefined %zu-node run): refined M = %zu reaches it (validation "
+                "%.4f, test %.4f)\n", reference.test, kReference, test_m, test_val, test_test);
+  } else {
+    std::printf("- on the test rows (RMSE %.4f of the unrefined %zu-node run): no refined M <= %zu reaches it\n",
+                reference.test, kReference, kReference);
+  }
+  std::printf("- scan: %zu runs of M = 2, 4, ..., %.1f s\n", scanned, scan_seconds);
+
+}
+
 void bench(const char* title, const rbf::data::Dataset& all, std::size_t rows, int threads) {
   const rbf::data::Dataset ds = slice(all, 0, rows), test = slice(all, rows, all.rows);
   const std::size_t d = ds.features;
@@ -196,60 +252,11 @@ void bench(const char* title, const rbf::data::Dataset& all, std::size_t rows, i
   std::printf("\n");
   if (lm_fell_back) std::printf("\n(lm fell back to adam where M * (d + 2) + 1 > %zu)\n", rbf::model::kMaxLmParameters);
 
-  // Nodes needed to reach the unrefined reference model's validation RMSE. Without
-  // refinement: the first node count of the reference run's growth that reaches it (every
-  // prefix is a model of that many nodes). With at_end lm: the smallest M in steps of 2;
-  // the scan goes on to the smallest M whose test RMSE reaches the reference's too, since
-  // the validation rows guided the refined model.
   const Run* reference = nullptr;
   for (std::size_t a = 0; a < kNodes.size(); ++a)
     if (kNodes[a] == kReference) reference = &runs[a][0];
   if (reference == nullptr) return;
-  const double goal = reference->val;
-  std::size_t plain_nodes = 0;
-  for (const auto& rec : reference->iterations)
-    if (!rec.dependent && rec.val_rmse >= 0 && rec.val_rmse <= goal) {
-      plain_nodes = rec.nodes;
-      break;
-    }
-  std::size_t refined_m = 0, refined_kept = 0, test_m = 0, scanned = 0;
-  double refined_val = 0, refined_test = 0, test_val = 0, test_test = 0, scan_seconds = 0;
-  for (std::size_t m = 2; m <= kReference && (refined_m == 0 || test_m == 0); m += 2) {
-    Config c = base_config(m, threads);
-    c.refine.at_end = true;
-    lm_fell_back |= !lm(c, m, d);
-    const auto t0 = Clock::now();
-    const Run r = run(ds, test, c);
-    scan_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-    ++scanned;
-    if (test_m == 0 && r.test <= reference->test) {
-      test_m = m;
-      test_val = r.val;
-      test_test = r.test;
-    }
-    if (refined_m == 0 && r.val <= goal) {
-      refined_m = m;
-      refined_kept = r.nodes;
-      refined_val = r.val;
-      refined_test = r.test;
-    }
-  }
-  std::printf("\nNodes to reach the validation RMSE %.4f of the unrefined %zu-node run:\n", goal, kReference);
-  std::printf("- without refinement: %zu nodes (growth of the %zu-node run)\n", plain_nodes, kReference);
-  if (refined_m > 0) {
-    std::printf("- with refine at_end (lm): M = %zu (%zu nodes kept, validation RMSE %.4f; its test RMSE %.4f against "
-                "%.4f)\n", refined_m, refined_kept, refined_val, refined_test, reference->test);
-  } else {
-    std::printf("- with refine at_end (lm): not reached for M <= %zu\n", kReference);
-  }
-  if (test_m > 0) {
-    std::printf("- on the test rows (RMSE %.4f of the unrefined %zu-node run): refined M = %zu reaches it (validation "
-                "%.4f, test %.4f)\n", reference->test, kReference, test_m, test_val, test_test);
-  } else {
-    std::printf("- on the test rows (RMSE %.4f of the unrefined %zu-node run): no refined M <= %zu reaches it\n",
-                reference->test, kReference, kReference);
-  }
-  std::printf("- scan: %zu runs of M = 2, 4, ..., %.1f s\n", scanned, scan_seconds);
+  print_nodes_to_reach(ds, test, *reference, threads, lm_fell_back);
 
   std::printf("\nRefinement events:\n");
   for (std::size_t a = 0; a < kNodes.size(); ++a)

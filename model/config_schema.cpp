@@ -38,10 +38,9 @@ Field folds_field() {
   return field;
 }
 
-std::vector<Field> build_fields() {
+// The data section's keys, in the order configs/default.yaml lists them.
+void add_data_fields(std::vector<Field>& f) {
   using C = Config;
-  std::vector<Field> f;
-  // data
   f.push_back(text_field("data", "path", member(&C::data, &DataConfig::path), true, "a CSV file name"));
   f.push_back(column_list_field("data", "target", member(&C::data, &DataConfig::target)));
   f.push_back(column_list_field("data", "features", member(&C::data, &DataConfig::features)));
@@ -59,7 +58,11 @@ std::vector<Field> build_fields() {
                          "a CSV file name"));
   f.push_back(folds_field());
   f.push_back(bool_field("data", "average_folds", member(&C::data, &DataConfig::average_folds)));
-  // candidates
+}
+
+// The candidates section's keys, in the order configs/default.yaml lists them.
+void add_candidates_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(unsigned_field("candidates", "pool", member(&C::candidates, &CandidateConfig::pool), std::size_t{1}));
   f.push_back(
       positive_list_field("candidates", "width_factors", member(&C::candidates, &CandidateConfig::width_factors)));
@@ -68,7 +71,11 @@ std::vector<Field> build_fields() {
   f.push_back(unsigned_field("candidates", "sigma0_sample", member(&C::candidates, &CandidateConfig::sigma0_sample),
                              std::size_t{2}));
   f.push_back(memory_cap_field("candidates", "memory_budget_mb", member(&C::candidates, &CandidateConfig::memory_budget_mb)));
-  // trainer
+}
+
+// The trainer section's keys, in the order configs/default.yaml lists them.
+void add_trainer_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(
       choice_field("trainer", "strategy", member(&C::trainer, &TrainerConfig::strategy),
                    std::vector<Choice<Strategy>>{{Strategy::ols, "ols"}, {Strategy::max_residual, "max_residual"}}));
@@ -88,7 +95,11 @@ std::vector<Field> build_fields() {
                                                           {Precision::auto_select, "auto"}}));
   // OpenMP starts every thread asked for: 100000 of them exhaust the process limit and crash.
   f.push_back(int_field("trainer", "threads", member(&C::trainer, &TrainerConfig::threads), 0, 1024));
-  // stopping
+}
+
+// The stopping section's keys, in the order configs/default.yaml lists them.
+void add_stopping_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(
       unsigned_field("stopping", "max_nodes", member(&C::stopping, &StoppingConfig::max_nodes), std::size_t{1}));
   f.push_back(real_field("stopping", "goal", member(&C::stopping, &StoppingConfig::goal),
@@ -97,7 +108,11 @@ std::vector<Field> build_fields() {
   f.push_back(bool_field("stopping", "refit", member(&C::stopping, &StoppingConfig::refit)));
   f.push_back(real_field("stopping", "max_seconds", member(&C::stopping, &StoppingConfig::max_seconds),
                          RealRange{0.0, false, kNoLimit, false}));
-  // refine
+}
+
+// The refine section's keys, in the order configs/default.yaml lists them.
+void add_refine_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(unsigned_field("refine", "every", member(&C::refine, &RefineConfig::every), std::size_t{0}));
   f.push_back(bool_field("refine", "at_end", member(&C::refine, &RefineConfig::at_end)));
   f.push_back(choice_field("refine", "method", member(&C::refine, &RefineConfig::method),
@@ -112,7 +127,11 @@ std::vector<Field> build_fields() {
   f.push_back(real_field("refine", "ridge", member(&C::refine, &RefineConfig::ridge),
                          RealRange{0.0, false, 1e6, false}));
   f.push_back(unsigned_field("refine", "patience", member(&C::refine, &RefineConfig::patience), std::size_t{0}));
-  // backend
+}
+
+// The backend section's keys, in the order configs/default.yaml lists them.
+void add_backend_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(
       choice_field("backend", "kind", member(&C::backend, &BackendConfig::kind),
                    std::vector<Choice<BackendKind>>{
@@ -138,17 +157,37 @@ std::vector<Field> build_fields() {
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(real_field("backend", "migration_gbs", member(&C::backend, &BackendConfig::migration_gbs),
                          RealRange{0.0, false, kNoLimit, false}));
-  // logging
+}
+
+// The logging section's keys, in the order configs/default.yaml lists them.
+void add_logging_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(level_field("logging", "level", member(&C::logging, &LoggingConfig::level)));
   f.push_back(text_field("logging", "iteration_log", member(&C::logging, &LoggingConfig::iteration_log), true,
                          "a file name (empty for none)"));
   f.push_back(bool_field("logging", "progress", member(&C::logging, &LoggingConfig::progress)));
-  // output
+}
+
+// The output section's keys, in the order configs/default.yaml lists them.
+void add_output_fields(std::vector<Field>& f) {
+  using C = Config;
   f.push_back(text_field("output", "model", member(&C::output, &OutputConfig::model), false, "a non-empty file name"));
   f.push_back(unsigned_field("output", "checkpoint_every", member(&C::output, &OutputConfig::checkpoint_every),
                              std::size_t{0}));
   f.push_back(text_field("output", "checkpoint", member(&C::output, &OutputConfig::checkpoint), true,
                          "a file name (empty for MODEL.ckpt)"));
+}
+
+std::vector<Field> build_fields() {
+  std::vector<Field> f;
+  add_data_fields(f);
+  add_candidates_fields(f);
+  add_trainer_fields(f);
+  add_stopping_fields(f);
+  add_refine_fields(f);
+  add_backend_fields(f);
+  add_logging_fields(f);
+  add_output_fields(f);
   return f;
 }
 
