@@ -20,14 +20,15 @@ namespace gpu {
 // CUDA-core kernel clamps the exponent at 0; on tensor cores it is within rounding of 0 at most).
 
 // What plan_matrix_free needs to know of the scoring kernel it picks: the kernel (for the
-// occupancy query), its threads and candidates per block, and the floats per row and per
-// candidate of the operands it reads.
+// occupancy query), its threads, candidates and dynamic shared memory per block, and the
+// floats per row and per candidate of the operands it reads.
 struct MatrixFreeKernelShape {
-  const void* kernel;
-  int threads;
-  int candidates;
-  int row_floats;
-  int candidate_floats;
+  const void* kernel = nullptr;
+  int threads = 0;
+  int candidates = 0;
+  int row_floats = 0;
+  int candidate_floats = 0;
+  int shared_bytes = 0;  // dynamic shared memory per block
 };
 // The CUDA-core kernel's shape for d features.
 template <typename T>

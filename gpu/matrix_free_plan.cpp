@@ -67,7 +67,7 @@ template <typename T>
 MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, bool tensor_cores_allowed) {
   MatrixFreePlan plan;
   plan.tensor_cores = tensor_cores_allowed && std::is_same<T, float>::value && d >= 1 &&
-                      d <= kMatrixFreeTensorMaxD && matrix_free_tensor_cores_compiled_for(device);
+                      d <= kMatrixFreeWideMaxD && matrix_free_tensor_cores_compiled_for(device);
   const MatrixFreeKernelShape kernel =
       plan.tensor_cores ? matrix_free_tensor_core_shape(d) : matrix_free_cuda_core_shape<T>(d);
   plan.row_floats = kernel.row_floats;
@@ -77,7 +77,8 @@ MatrixFreePlan plan_matrix_free(int padded_rows, int count, int d, int device, b
   const int candidate_blocks =
       std::max(1, blocks_for(static_cast<std::size_t>(std::max(count, 1)), kernel.candidates));
   int resident = 1;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel.kernel, kernel.threads, 0) != cudaSuccess ||
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel.kernel, kernel.threads,
+                                                    static_cast<std::size_t>(kernel.shared_bytes)) != cudaSuccess ||
       resident < 1) {
     (void)cudaGetLastError();
     resident = 1;

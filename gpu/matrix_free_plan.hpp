@@ -12,15 +12,18 @@ constexpr int kMatrixFreeCandidates = 256;
 // Rows staged per step; the row operand is padded with zero rows to a multiple of this
 // (kRowPadding is a multiple of it, so padded training rows need nothing more).
 constexpr int kMatrixFreeRows = 64;
-// Widest d the tensor-core kernel takes (its candidate operands stay in registers).
+// Widest d the register tensor-core kernel takes (its candidate operands stay in registers);
+// the K-tiled kernel (matrix_free_wide_kernels.cu) takes the wider rows up to
+// kMatrixFreeWideMaxD, the CUDA-core kernel any d.
 constexpr int kMatrixFreeTensorMaxD = 31;
+constexpr int kMatrixFreeWideMaxD = 1024;
 // L = log2 e: the operands carry it, so that each Gaussian is one exp2.
 constexpr double kLog2e = 1.4426950408889634;
 
 // How a pass is launched on this device: tensor cores or CUDA cores, its row splits, and the
 // size of its operands.
 struct MatrixFreePlan {
-  bool tensor_cores = false;  // split-FP16 products (float, sm_80+, d <= kMatrixFreeTensorMaxD)
+  bool tensor_cores = false;  // split-FP16 products (float, sm_80+, d <= kMatrixFreeWideMaxD)
   int splits = 1;
   int rows_per_split = kMatrixFreeRows;
   int row_floats = 0;        // the row operand holds padded_rows x row_floats floats

@@ -21,11 +21,9 @@
 #include "gpu/matrix_free_kernels.hpp"
 #include "gpu/matrix_free_plan.hpp"
 #include "gpu/matrix_free_tensor_core_kernels.hpp"
+#include "gpu/matrix_free_wide_kernels.hpp"
 #include "gpu/reductions.cuh"
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define RBF_MATRIX_FREE_MMA 1
-#endif
+#include "gpu/tensor_core_operands.cuh"
 
 namespace rbf {
 namespace gpu {
@@ -47,13 +45,8 @@ namespace {
 // its precision holds.
 // The halves come first, the per-row or per-candidate floats after all of them.
 
-__host__ __device__ constexpr int tc_steps(int d) { return (3 * (d + 1) + 15) / 16; }
 constexpr int kMmaTiles = 4;  // m16 tiles of candidates per warp of the MMA kernel
-// Candidates sharing one scale: one warp's, so the kernel applies it once per row and warp
-// instead of once per Gaussian. A group whose entries span more than ~2^17 loses some
-// precision in its smallest ones (their lo parts become FP16 subnormals).
-constexpr int kCandidateScaleGroup = kMmaTiles * 16;
-static_assert(kCandidateScaleGroup % 32 == 0 && kBlock % kCandidateScaleGroup == 0 &&
+static_assert(kCandidateScaleGroup == kMmaTiles * 16 && kCandidateScaleGroup % 32 == 0 && kBlock % kCandidateScaleGroup == 0 &&
                   kMatrixFreeCandidates % kBlock == 0,
               "scale groups are whole warps of the operand kernel");
 __host__ __device__ constexpr int tc_row_halves(int ks) { return ks * 16; }
@@ -72,8 +65,6 @@ __host__ __device__ constexpr int tc_fragment_offset(int ks, int s, int t) {
 __host__ __device__ constexpr int tc_staged_row_halves(int ks) {
   return tc_paired(ks) ? ((ks * 16 / 32) % 2 == 1 ? ks * 16 : ks * 16 + 32) : ks * 16;
 }
-constexpr int kRowExtraFloats = 1;
-constexpr int kCandidateExtraFloats = 2;
 
 // The exponent e with 2^e max_abs in [2^13, 2^14), kept where 2^e is a normal float.
 __device__ int fp16_scale_exponent(double max_abs) {
@@ -83,11 +74,13 @@ __device__ int fp16_scale_exponent(double max_abs) {
   return min(100, max(-100, 14 - e));
 }
 
-// Writes 2^e v (entries v[0..n)) split into FP16 hi and lo parts, in three segments of n
-// (lo first for rows, hi first for candidates, see above), then zeros up to `halves`.
-__device__ void write_split(const double* v, int n, int e, bool lo_first, int halves, __half* out) {
+// Writes 2^e v_f (v_f = value(f), f < n) split into FP16 hi and lo parts, in three segments
+// of n (lo first for rows, hi first for candidates, see above), then zeros up to `halves`.
+// value(f) is read once per entry, so any d fits without a local copy of the vector.
+template <typename Value>
+__device__ void write_split(Value value, int n, int e, bool lo_first, int halves, __half* out) {
   for (int f = 0; f < n; ++f) {
-    const float x = static_cast<float>(ldexp(v[f], e));
+    const float x = static_cast<float>(ldexp(value(f), e));
     const __half hi = __float2half_rn(x);
     const __half lo = __float2half_rn(x - __half2float(hi));
     out[f] = lo_first ? lo : hi;
@@ -103,18 +96,19 @@ __global__ void tc_rows_kernel(const float* __restrict__ xt, std::size_t ldx, in
                                int norm_shift, bool unit_scale, int unit_exponent, float* __restrict__ x_aug) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= padded_rows) return;
-  double v[kMatrixFreeTensorMaxD + 1];
-  double max_abs = 0.0;
-  v[d] = 0.0;
+  // Padding rows are 0.
+  auto feature = [&](int f) { return i < rows ? static_cast<double>(xt[static_cast<std::size_t>(f) * ldx + i]) : 0.0; };
+  double max_abs = 0.0, norm2 = 0.0;
   for (int f = 0; f < d; ++f) {
-    v[f] = i < rows ? static_cast<double>(xt[static_cast<std::size_t>(f) * ldx + i]) : 0.0;  // padding rows: 0
-    v[d] += v[f] * v[f];
-    max_abs = fmax(max_abs, fabs(v[f]));
+    const double x = feature(f);
+    norm2 += x * x;
+    max_abs = fmax(max_abs, fabs(x));
   }
-  v[d] = ldexp(v[d], -norm_shift);
-  const int e = unit_scale ? unit_exponent : fp16_scale_exponent(fmax(max_abs, v[d]));
-  const int halves = tc_row_halves(tc_steps(d));
-  write_split(v, d + 1, e, true, halves, reinterpret_cast<__half*>(x_aug) + static_cast<std::size_t>(i) * halves);
+  norm2 = ldexp(norm2, -norm_shift);
+  const int e = unit_scale ? unit_exponent : fp16_scale_exponent(fmax(max_abs, norm2));
+  const int halves = tc_operand_halves(d);
+  write_split([&](int f) { return f < d ? feature(f) : norm2; }, d + 1, e, true, halves,
+              reinterpret_cast<__half*>(x_aug) + static_cast<std::size_t>(i) * halves);
   x_aug[static_cast<std::size_t>(padded_rows) * (halves / 2) + i] = i < rows ? static_cast<float>(ldexp(1.0, -e)) : 0.0f;
 }
 
@@ -126,15 +120,14 @@ __global__ void tc_candidates_kernel(const float* __restrict__ centers, const fl
   const int c = blockIdx.x * blockDim.x + threadIdx.x;  // padded_count is a multiple of kBlock
   const bool live = c < count;                          // padding: never written out, zeros do
   const double gain = live ? kLog2e * static_cast<double>(gamma[c]) : 0.0;
-  double v[kMatrixFreeTensorMaxD + 1];
+  // The entries 2 L g_c c_f, then -L g_c 2^s.
+  auto center = [&](int f) { return live ? static_cast<double>(centers[static_cast<std::size_t>(c) * d + f]) : 0.0; };
   double norm2 = 0.0, max_abs = ldexp(fabs(gain), norm_shift);
   for (int f = 0; f < d; ++f) {
-    const double x = live ? static_cast<double>(centers[static_cast<std::size_t>(c) * d + f]) : 0.0;
+    const double x = center(f);
     norm2 += x * x;
-    v[f] = 2.0 * gain * x;
-    max_abs = fmax(max_abs, fabs(v[f]));
+    max_abs = fmax(max_abs, fabs(2.0 * gain * x));
   }
-  v[d] = ldexp(-gain, norm_shift);
   // The group's largest entry sets its scale.
   for (int offset = 16; offset > 0; offset >>= 1) max_abs = fmax(max_abs, __shfl_xor_sync(0xffffffffu, max_abs, offset));
   if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x / 32] = max_abs;
@@ -143,8 +136,9 @@ __global__ void tc_candidates_kernel(const float* __restrict__ centers, const fl
   for (int w = 0; w < kCandidateScaleGroup / 32; ++w) max_abs = fmax(max_abs, warp_max[first_warp + w]);
   const int e = unit_scale ? -unit_exponent : fp16_scale_exponent(max_abs);
 
-  const int halves = tc_candidate_halves(tc_steps(d));
-  write_split(v, d + 1, e, false, halves, reinterpret_cast<__half*>(c_aug) + static_cast<std::size_t>(c) * halves);
+  const int halves = tc_operand_halves(d);
+  write_split([&](int f) { return f < d ? 2.0 * gain * center(f) : ldexp(-gain, norm_shift); }, d + 1, e, false,
+              halves, reinterpret_cast<__half*>(c_aug) + static_cast<std::size_t>(c) * halves);
   float2* extra = reinterpret_cast<float2*>(c_aug + static_cast<std::size_t>(padded_count) * (halves / 2)) + c;
   *extra = make_float2(static_cast<float>(ldexp(1.0, -e)), static_cast<float>(-gain * norm2));
 }
@@ -164,33 +158,6 @@ __host__ __device__ constexpr int mma_min_blocks(int ks, bool square, bool unit_
   return unit_scale && !square && ks <= 4 ? 4 : 2;
 }
 
-#ifdef RBF_MATRIX_FREE_MMA
-__device__ __forceinline__ void mma_fp16(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                         std::uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async4(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-#endif
 
 // Fragment layouts (PTX ISA, mma.m16n8k16 .f16), lane = 4 g + t. The k index is a sum
 // index, so any assignment of K positions to k works as long as A and B agree: in k-step s,
@@ -411,6 +378,7 @@ bool matrix_free_tensor_cores_compiled_for(int device) {
 }
 
 MatrixFreeKernelShape matrix_free_tensor_core_shape(int d) {
+  if (d > kMatrixFreeTensorMaxD) return matrix_free_wide_shape(d);
   MatrixFreeKernelShape shape;
   shape.kernel = mma_kernel_for<false, true>(tc_steps(d));
   shape.threads = kMmaThreads;
@@ -436,7 +404,8 @@ cudaError_t launch_tensor_core_candidates(const float* centers, const float* gam
 
 cudaError_t launch_tensor_core_pass(const MatrixFreePass<float>& pass, const MatrixFreePlan& plan,
                                     cudaStream_t stream) {
-  if (pass.d < 1 || pass.d > kMatrixFreeTensorMaxD) return cudaErrorInvalidValue;
+  if (pass.d > kMatrixFreeTensorMaxD) return launch_wide_tensor_core_pass(pass, plan, stream);
+  if (pass.d < 1) return cudaErrorInvalidValue;
   const void* kernel = mma_kernel_for(tc_steps(pass.d), pass.out_square != nullptr, plan.unit_scale);
   const dim3 grid(blocks_for(static_cast<std::size_t>(pass.count), kMatrixFreeCandidates), pass.splits);
   void* args[] = {const_cast<MatrixFreePass<float>*>(&pass)};

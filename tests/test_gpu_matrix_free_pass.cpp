@@ -1,5 +1,5 @@
 // The GPU's matrix-free scoring pass against a float64 reference computed on the host: every
-// kernel variant, d across the tensor-core k-steps and beyond them, sizes off every block.
+// kernel variant, d across both tensor-core kernels and beyond them, sizes off every block.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -154,14 +154,18 @@ template <typename T>
 void check_all_variants(double tolerance) {
   RBF_SKIP_WITHOUT_GPU();
   rbf::gpu::Context ctx(0, rbf::model::GpuMemory::device);
-  // d = 1..31 covers one to six tensor-core k-steps; 41 and 70 only run on CUDA cores. Units
-  // far from 1 check that the tensor cores' FP16 operands are scaled into range (1e5 would
-  // overflow FP16, 1e-4 would fall into its subnormals), and an outlier row, which moves the
-  // operands' norm shift, keeps the other rows exact.
+  // d = 1..31 covers one to six k-steps of the register tensor-core kernel; 32 to 1024 take
+  // the K-tiled one, its candidate operand resident in shared memory (to d ~ 100) or streamed
+  // (128, 784), and 1025 only runs on CUDA cores. Units far from 1 check that the tensor cores'
+  // FP16 operands are scaled into range (1e5 would overflow FP16, 1e-4 would fall into its
+  // subnormals), and an outlier row, which moves the operands' norm shift, keeps the other
+  // rows exact. Counts off 128 leave the K-tiled kernel's last block part empty.
   for (const Case& c : {Case{1000, 300, 20}, Case{130, 7, 1}, Case{700, 513, 5}, Case{640, 260, 14},
                         Case{900, 100, 30}, Case{500, 70, 31}, Case{600, 90, 20, 1e5}, Case{600, 90, 11, 1e-4},
                         Case{800, 120, 20, 1.0, 1e3},
-                        Case{333, 45, 41}, Case{200, 33, 70}}) {
+                        Case{333, 45, 41}, Case{200, 33, 70}, Case{700, 300, 32}, Case{650, 129, 64},
+                        Case{400, 260, 100}, Case{300, 140, 128}, Case{130, 40, 784}, Case{70, 9, 1025},
+                        Case{500, 150, 64, 1e5}, Case{500, 150, 100, 1e-4}, Case{600, 200, 64, 1.0, 1e3}}) {
     CAPTURE(c.n);
     CAPTURE(c.count);
     CAPTURE(c.d);
@@ -170,9 +174,14 @@ void check_all_variants(double tolerance) {
     const HostProblem p = make_host_problem(c, 17 + static_cast<std::uint64_t>(c.d));
     const Reference ref = reference(p);
     const rbf::gpu::MatrixFreePlan plan = rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device());
+    // A float32 exponent sums d squared differences, and its rounding bound grows with d: past
+    // d = 256 the CUDA cores' float32 phi errs beyond 1e-5 (1.8e-5 seen at d = 784). The tensor
+    // cores' split FP16 with an IEEE add per chunk stays within the tolerance at every d.
+    const double cuda_core_tolerance = tolerance * std::max(1.0, c.d / 256.0);
+    const double planned_tolerance = plan.tensor_cores ? tolerance : cuda_core_tolerance;
     {
       INFO("the planned kernel, tensor cores: " << plan.tensor_cores);
-      check_pass<T>(ctx, p, ref, plan, tolerance);
+      check_pass<T>(ctx, p, ref, plan, planned_tolerance);
     }
     if (plan.tensor_cores) {
       INFO("tensor cores, a scale per row and candidate group");
@@ -180,14 +189,15 @@ void check_all_variants(double tolerance) {
     }
     {
       INFO("CUDA cores");
-      check_pass<T>(ctx, p, ref, rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device(), false), tolerance);
+      check_pass<T>(ctx, p, ref, rbf::gpu::plan_matrix_free<T>(p.npad, p.count, p.d, ctx.device(), false),
+                    cuda_core_tolerance);
     }
     // More row splits than the plan's: the sums must not depend on them beyond rounding.
     INFO("one row tile per split");
     rbf::gpu::MatrixFreePlan many = plan;
     many.rows_per_split = rbf::gpu::kMatrixFreeRows;
     many.splits = p.npad / rbf::gpu::kMatrixFreeRows;
-    check_pass<T>(ctx, p, ref, many, tolerance);
+    check_pass<T>(ctx, p, ref, many, planned_tolerance);
   }
 }
 
