@@ -152,10 +152,26 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
   FreeOperands<T> f = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d);
   int clock_khz = 0, sms = ctx.properties().multiProcessorCount;
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ctx.device()) != cudaSuccess) clock_khz = 0;
-  // Roofline of the pass: one exp2 per Gaussian on the SFUs (16 per clock per SM on sm_80+).
+  // Rooflines of the pass: one exp2 per Gaussian on the SFUs (16 per clock per SM on sm_80+),
+  // and on tensor cores K FP16 multiply-adds per Gaussian, K = 3 (d + 1) split-FP16 positions
+  // padded to whole k16 steps (the kernel past d = 31 pads further, to chunks of 64: that is its
+  // own cost), at the dense FP16 rate (2048 per clock per SM on sm_90, 1024 on sm_80). The
+  // lower one binds.
   const double sfu_pairs_per_s = static_cast<double>(sms) * 16.0 * clock_khz * 1e3;
-  std::printf("  roofline: %d SMs x 16 exp2/clock x %.0f MHz = %.2f T Gaussians/s -> %.3f ms per pass\n", sms,
+  std::printf("  SFU roofline: %d SMs x 16 exp2/clock x %.0f MHz = %.2f T Gaussians/s -> %.3f ms per pass\n", sms,
               clock_khz / 1e3, sfu_pairs_per_s / 1e12, pairs / sfu_pairs_per_s * 1e3);
+  double roofline_pairs_per_s = sfu_pairs_per_s;
+  if (f.plan.tensor_cores) {
+    const int k = (3 * (d + 1) + 15) / 16 * 16;
+    const double fma_per_clock = ctx.properties().major >= 9 ? 2048.0 : 1024.0;
+    const double tensor_pairs_per_s = static_cast<double>(sms) * fma_per_clock * clock_khz * 1e3 / k;
+    std::printf("  tensor roofline: K = %d FP16 FMA per Gaussian at %.0f per clock per SM = %.2f T Gaussians/s -> "
+                "%.3f ms per pass\n",
+                k, fma_per_clock, tensor_pairs_per_s / 1e12, pairs / tensor_pairs_per_s * 1e3);
+    roofline_pairs_per_s = std::min(sfu_pairs_per_s, tensor_pairs_per_s);
+  }
+  std::printf("  binding roofline: %.2f T Gaussians/s -> %.3f ms per pass\n", roofline_pairs_per_s / 1e12,
+              pairs / roofline_pairs_per_s * 1e3);
 
   auto report = [&](const char* name, FreeOperands<T>& operands) {
     const gpu::MatrixFreePlan& plan = operands.plan;
@@ -164,7 +180,7 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
     });
     const double err = relative_error(run_and_read(ctx, operands, plan), ref);
     std::printf("  fused, %-28s %8.3f ms = %6.2f T Gaussians/s = %5.1f%% of roofline; %d splits; ||z - z64||/||z64|| = %.1e\n",
-                name, ms, pairs / (ms * 1e-3) / 1e12, 100.0 * pairs / (ms * 1e-3) / sfu_pairs_per_s, plan.splits, err);
+                name, ms, pairs / (ms * 1e-3) / 1e12, 100.0 * pairs / (ms * 1e-3) / roofline_pairs_per_s, plan.splits, err);
     return ms;
   };
   double best = 0;
