@@ -169,6 +169,10 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
                 "%.3f ms per pass\n",
                 k, fma_per_clock, tensor_pairs_per_s / 1e12, pairs / tensor_pairs_per_s * 1e3);
     roofline_pairs_per_s = std::min(sfu_pairs_per_s, tensor_pairs_per_s);
+    // mma.sync, which these kernels issue, reaches half the dense rate on sm_90 (wgmma the rest).
+    if (ctx.properties().major >= 9)
+      std::printf("  at mma.sync's rate (half of it on sm_90): binding roofline %.3f ms per pass\n",
+                  pairs / std::min(sfu_pairs_per_s, tensor_pairs_per_s / 2) * 1e3);
   }
   std::printf("  binding roofline: %.2f T Gaussians/s -> %.3f ms per pass\n", roofline_pairs_per_s / 1e12,
               pairs / roofline_pairs_per_s * 1e3);
