@@ -9,43 +9,14 @@
 #include "contracts/gpu_entry_points.hpp"
 #include "contracts/device_error.hpp"
 #include "contracts/cpu_entry_points.hpp"
-#include "model/forwarding_backend.hpp"
 #include "model/trainer.hpp"
+#include "tests/fake_gpu.hpp"
 
 using namespace rbf;
+using rbf::test::FakeGpu;
+using rbf::test::fake_gpu_hooks;
 
 namespace {
-
-// The Eigen backend calling itself "gpu"; `portable` = false hides its state transfer so
-// that migration has to rebuild the model instead.
-template <typename T>
-class FakeGpu final : public model::ForwardingBackend<T> {
- public:
-  explicit FakeGpu(bool portable)
-      : model::ForwardingBackend<T>(cpu::make_backend<T>(model::CpuOptions{2})), portable_(portable) {}
-  model::BackendKind kind() const override { return model::BackendKind::gpu; }
-  void export_state(model::BackendState<T>& s) const override {
-    if (!portable_) throw std::logic_error("no state transfer");
-    model::ForwardingBackend<T>::export_state(s);
-  }
-  void import_state(const model::BackendState<T>& s) override {
-    if (!portable_) throw std::logic_error("no state transfer");
-    model::ForwardingBackend<T>::import_state(s);
-  }
-
- private:
-  bool portable_;
-};
-
-model::TrainerHooks fake_gpu_hooks(bool portable = true) {
-  model::TrainerHooks hooks;
-  hooks.make_float = [portable](model::BackendKind kind) -> std::unique_ptr<model::Backend<float>> {
-    if (kind == model::BackendKind::gpu) return std::make_unique<FakeGpu<float>>(portable);
-    return cpu::make_backend<float>(model::CpuOptions{2});
-  };
-  hooks.gpu_available = [](std::string&) { return true; };
-  return hooks;
-}
 
 model::Config switching_config() {
   model::Config c;
