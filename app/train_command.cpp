@@ -165,6 +165,15 @@ int save_results(model::TrainResult& result, const std::function<void(model::Net
   }
   model::Network& net = result.network;
   stamp(net);
+  if (result.out_of_device_memory) {
+    // Not a signal: an explicit GPU ran out of memory mid-run. Its nodes are kept as at one.
+    model::save_network(net, ckpt_path);
+    std::fprintf(stderr,
+                 "rbfnet: %s; the best model so far (%zu nodes) and the training state are in %s; continue on "
+                 "more GPUs (--gpu-devices) or on the CPU (--backend cpu) with: rbfnet train --resume %s\n",
+                 result.stop_reason.c_str(), net.nodes(), ckpt_path.c_str(), ckpt_path.c_str());
+    return 1;
+  }
   if (result.interrupted) {
     model::save_network(net, ckpt_path);
     std::fprintf(stderr,

@@ -105,6 +105,14 @@ class Backend {
   // now, during set-up (the GPU's sizes its basis where memory allows and loads the kernels
   // growth uses), so the iterations do not pay for it; growth past `nodes` still works.
   virtual void reserve_nodes(std::size_t nodes) { (void)nodes; }
+  // The memory plan of a growth to `nodes` nodes, asked after reserve_nodes: "" when what the
+  // growth still has to allocate (the basis Q, which grows with rows x nodes, and what grows
+  // beside it) fits the memory this backend has, else the end of a sentence saying what is
+  // short and how many nodes would fit ("needs 78.1 GiB ... at most 1100 nodes fit").
+  virtual std::string memory_shortfall(std::size_t nodes) const {
+    (void)nodes;
+    return "";
+  }
 
   // Resets to the bias-only model: Q = [1/sqrt(n)], E = Y - mean(Y), and in one pass over
   // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks and

@@ -15,4 +15,12 @@ class DeviceError : public RuntimeError {
   explicit DeviceError(const std::string& message) : RuntimeError(message) {}
 };
 
+// The device ran out of memory (an allocation failed, or another process took what the plan
+// counted on). `auto` falls back to the CPU as for any fault; an explicit `gpu` run stops
+// there and keeps the nodes grown so far, as at an interrupt.
+class DeviceMemoryError : public DeviceError {
+ public:
+  explicit DeviceMemoryError(const std::string& message) : DeviceError(message) {}
+};
+
 }  // namespace rbf::model

@@ -117,6 +117,22 @@ void EigenBackend<T>::ensure_basis_capacity(std::size_t columns) {
 }
 
 template <typename T>
+std::string EigenBackend<T>::memory_shortfall(std::size_t nodes) const {
+  // Per basis column: Q's rows, the projection history's candidates, a validation column.
+  const std::size_t columns = std::min(nodes, count_) + 2;
+  if (columns <= static_cast<std::size_t>(q_.cols())) return "";
+  const double per_column = static_cast<double>(n_ + count_ + nv_) * sizeof(T);
+  const double need = per_column * static_cast<double>(columns);
+  const auto available = static_cast<double>(data::available_host_memory_bytes());
+  if (available <= 0 || need <= available) return "";  // unknown: nothing to say
+  const double fit = std::max(0.0, std::floor(available / per_column) - 2.0);
+  return "needs " + model::memory_text(need) +
+         " of memory for the basis Q, which grows with rows x nodes, and what grows beside it, but only " +
+         model::memory_text(available) + " is available: at most " +
+         std::to_string(static_cast<long long>(fit)) + " nodes fit";
+}
+
+template <typename T>
 void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
   ensure_basis_capacity(1);
   const T q0 = T(1) / std::sqrt(static_cast<T>(total_rows()));

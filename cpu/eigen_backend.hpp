@@ -37,6 +37,7 @@ class EigenBackend final : public Backend<T> {
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
                       std::size_t count, const model::StorageRequest& storage) override;
   model::StorageDecision candidate_storage() const override { return storage_; }
+  std::string memory_shortfall(std::size_t nodes) const override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override { used_.at(c) = 1; }
   Selection select_ols(double lambda, double tol) override;

@@ -35,6 +35,7 @@ class CudaBackend final : public model::Backend<T> {
                       std::size_t count, const model::StorageRequest& storage) override;
   model::StorageDecision candidate_storage() const override { return storage_; }
   void reserve_nodes(std::size_t nodes) override;
+  std::string memory_shortfall(std::size_t nodes) const override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;
   model::Selection select_ols(double lambda, double tol) override;
@@ -94,6 +95,11 @@ class CudaBackend final : public model::Backend<T> {
   void reset_from_columns(const T* q0);
   const T* candidate_column(std::size_t c);  // stored column or a freshly evaluated copy
   void ensure_basis_capacity(std::size_t columns);
+  // Basis columns a growth to `nodes` nodes needs, and the device bytes those columns take
+  // with what grows beside them (the projection history, the validation columns).
+  std::size_t basis_columns_for(std::size_t nodes) const;
+  double growth_bytes(std::size_t columns) const;
+  void ensure_validation_capacity(std::size_t columns);
   // Lazy CGS2 (cuda_orthogonalize.cpp) applies: one device, few enough outputs to fold a = q^T E
   // into CGS's pass.
   bool lazy_cgs() const;
@@ -201,6 +207,7 @@ class CudaBackend final : public model::Backend<T> {
   std::vector<unsigned char> used_host_;  // mirror of used_, for argument checks
   // Basis Q (npad_ x capacity, column-major; column nodes_+1 is CGS2's working vector).
   std::size_t nodes_ = 0, basis_capacity_ = 0;
+  std::size_t planned_columns_ = 0;  // reserve_nodes' basis size: doubling stops there
   Buffer<T> q_, h_, a_;
   // CGS's second projection: partial sums per row chunk, and a ticket per column group.
   Buffer<T> cgs_partial_;

@@ -36,7 +36,9 @@ const char* cublas_status_text(cublasStatus_t status) {
 
 void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line) {
   cudaGetLastError();  // clear a non-sticky error so the context stays usable for cleanup
-  throw Error(describe("CUDA", cudaGetErrorName(code), cudaGetErrorString(code), expr, file, line));
+  const std::string text = describe("CUDA", cudaGetErrorName(code), cudaGetErrorString(code), expr, file, line);
+  if (code == cudaErrorMemoryAllocation) throw model::DeviceMemoryError(text);
+  throw Error(text);
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* expr, const char* file, int line) {

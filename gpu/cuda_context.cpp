@@ -82,10 +82,10 @@ void Context::throw_out_of_memory(std::size_t bytes, const std::string& what) co
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = total_bytes = 0;  // the message still goes
   cudaGetLastError();
-  throw Error("out of GPU memory: " + what + " needs " + mib(bytes) + " but only " +
-              mib(free_bytes) + " of " + mib(total_bytes) + " are free on device " +
-              std::to_string(device_) + " (" + properties_.name +
-              "); lower candidates.pool or backend.gpu_memory_budget_mb, or use fewer rows");
+  // What to change depends on what was being allocated: the caller that knows adds it.
+  throw model::DeviceMemoryError("out of GPU memory: " + what + " needs " + mib(bytes) + " but only " +
+                                 mib(free_bytes) + " of " + mib(total_bytes) + " are free on device " +
+                                 std::to_string(device_) + " (" + properties_.name + ")");
 }
 
 }  // namespace rbf::gpu

@@ -17,6 +17,7 @@
 // finishes the column from the same read of Q it makes anyway, with E -= q a^T, before
 // projecting. Anything else that reads Q or E as they are calls settle_basis() first.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -182,6 +183,19 @@ void CudaBackend<T>::upload_node(const T* center, T width) {
 }
 
 template <typename T>
+std::size_t CudaBackend<T>::basis_columns_for(std::size_t nodes) const {
+  // Nodes are candidates (refinement moves them, it does not add any); the basis holds the
+  // bias column and CGS's working vector too.
+  return (candidates_ > 0 ? std::min(nodes, candidates_) : nodes) + 2;
+}
+
+template <typename T>
+double CudaBackend<T>::growth_bytes(std::size_t columns) const {
+  // Per basis column: Q's rows, the projection history's candidates, a validation column.
+  return static_cast<double>(columns) * static_cast<double>(npad_ + candidates_ + nvpad_) * sizeof(T);
+}
+
+template <typename T>
 void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
   context_.activate();
   // Each first launch of a kernel would load it inside an iteration; each doubling of the
@@ -189,22 +203,38 @@ void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
   // millisecond each at 200,000 rows. Both happen here instead, during set-up.
   RBF_CUDA_CHECK(preload_cgs_kernels<T>());
   RBF_CUDA_CHECK(preload_column_kernel<T>());
-  // Nodes are candidates (refinement moves them, it does not add any); the basis holds the
-  // bias column and CGS's working vector too.
-  const std::size_t columns = (candidates_ > 0 ? std::min(nodes, candidates_) : nodes) + 2;
+  const std::size_t columns = basis_columns_for(nodes);
+  planned_columns_ = columns;
   if (columns <= basis_capacity_) return;
-  // Only what fits with room to spare: the hint must not take the memory a stored Phi_C, the
-  // validation columns or a later growth need, nor fail a run that stops early.
-  const double bytes = static_cast<double>(columns) * static_cast<double>(npad_ + candidates_) * sizeof(T);
-  if (bytes > 0.25 * static_cast<double>(context_.free_memory())) return;
+  // The whole growth's basis now, where it fits with a tenth of the free memory to spare:
+  // then the growth cannot run out of it half-way. Where it does not fit, memory_shortfall
+  // says so before the growth starts.
+  if (growth_bytes(columns) > 0.9 * static_cast<double>(context_.free_memory())) return;
   ensure_basis_capacity(columns);
+  if (nv_ > 0) ensure_validation_capacity(columns);
+}
+
+template <typename T>
+std::string CudaBackend<T>::memory_shortfall(std::size_t nodes) const {
+  const std::size_t columns = basis_columns_for(nodes);
+  if (columns <= basis_capacity_ && (nv_ == 0 || columns <= val_capacity_)) return "";
+  const double need = growth_bytes(columns), free = static_cast<double>(context_.free_memory());
+  if (need <= free) return "";
+  const double per_column = growth_bytes(1);
+  const double fit = std::floor(free / per_column) - 2.0;
+  return "needs " + model::memory_text(need) + " on GPU " + std::to_string(context_.device()) + " (" +
+         context_.properties().name + ") for the basis Q, which grows with rows x nodes, and what grows beside it, "
+         "but only " + model::memory_text(free) + " is free: at most " +
+         std::to_string(static_cast<long long>(std::max(0.0, fit))) + " nodes fit";
 }
 
 template <typename T>
 void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   if (columns <= basis_capacity_) return;
   settle_basis();  // its coefficients live in h_, which is reallocated
-  const std::size_t capacity = std::max(columns, 2 * basis_capacity_);
+  // Doubling, but never past the growth's planned size (reserve_nodes) once it is reached.
+  std::size_t capacity = std::max(columns, 2 * basis_capacity_);
+  if (planned_columns_ >= columns) capacity = std::min(capacity, planned_columns_);
   Buffer<T> q(context_, npad_ * capacity, Placement::device,
               "the orthonormal basis Q (" + std::to_string(capacity) + " columns)");
   if (!q_.empty())
@@ -238,6 +268,9 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   template void CudaBackend<T>::upload_node(const T*, T);                                                          \
   template void CudaBackend<T>::ensure_basis_capacity(std::size_t);                                               \
   template void CudaBackend<T>::reserve_nodes(std::size_t);                                                       \
+  template std::string CudaBackend<T>::memory_shortfall(std::size_t) const;                                       \
+  template std::size_t CudaBackend<T>::basis_columns_for(std::size_t) const;                                      \
+  template double CudaBackend<T>::growth_bytes(std::size_t) const;                                                \
   template bool CudaBackend<T>::lazy_cgs() const;                                                                  \
   template void CudaBackend<T>::queue_lazy_cgs(const T*, const T*, unsigned char*, double);                        \
   template double CudaBackend<T>::take_cgs_results(std::vector<double>&);                                          \

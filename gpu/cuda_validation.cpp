@@ -15,15 +15,23 @@
 namespace rbf::gpu {
 
 template <typename T>
+void CudaBackend<T>::ensure_validation_capacity(std::size_t columns) {
+  if (columns <= val_capacity_) return;
+  Buffer<T> grown(context_, nvpad_ * columns, Placement::device, "the validation columns");
+  if (val_columns_ > 0)
+    RBF_CUDA_CHECK(cudaMemcpyAsync(grown.get(), phi_val_.get(), val_columns_ * nvpad_ * sizeof(T),
+                                   cudaMemcpyDeviceToDevice, context_.stream()));
+  phi_val_ = std::move(grown);
+  val_capacity_ = columns;
+}
+
+template <typename T>
 T* CudaBackend<T>::next_validation_column() {
   if (val_columns_ + 1 > val_capacity_) {
-    const std::size_t capacity = std::max(kInitialValidationColumns, 2 * val_capacity_);
-    Buffer<T> grown(context_, nvpad_ * capacity, Placement::device, "the validation columns");
-    if (val_columns_ > 0)
-      RBF_CUDA_CHECK(cudaMemcpyAsync(grown.get(), phi_val_.get(), val_columns_ * nvpad_ * sizeof(T),
-                                     cudaMemcpyDeviceToDevice, context_.stream()));
-    phi_val_ = std::move(grown);
-    val_capacity_ = capacity;
+    // Doubling, but never past the growth's planned size (reserve_nodes) once it is reached.
+    std::size_t capacity = std::max(kInitialValidationColumns, 2 * val_capacity_);
+    if (planned_columns_ > val_columns_) capacity = std::min(capacity, planned_columns_);
+    ensure_validation_capacity(capacity);
   }
   return phi_val_.get() + val_columns_ * nvpad_;
 }
@@ -155,6 +163,7 @@ bool CudaBackend<T>::validation_sums(const double* w, std::size_t columns, model
 
 #define RBF_INSTANTIATE_VALIDATION(T)                                                                 \
   template T* CudaBackend<T>::next_validation_column();                                               \
+  template void CudaBackend<T>::ensure_validation_capacity(std::size_t);                              \
   template void CudaBackend<T>::add_validation_column(std::size_t);                                   \
   template void CudaBackend<T>::add_validation_column_at(const T*, T);                                \
   template void CudaBackend<T>::predict_validation(const double*, std::size_t, std::vector<double>&);       \

@@ -1,5 +1,6 @@
 // A backend decorator that fails like a broken GPU at a chosen iteration, for testing the
-// automatic fallback. Enabled by RBFNET_FAULT_GPU_AT_ITERATION=k (see fault_iteration_from_env).
+// automatic fallback. Enabled by RBFNET_FAULT_GPU_AT_ITERATION=k (see fault_iteration_from_env);
+// RBFNET_FAULT_GPU_OUT_OF_MEMORY=1 makes the fault the device running out of memory.
 #pragma once
 
 #include <cstdlib>
@@ -22,13 +23,22 @@ inline std::size_t fault_iteration_from_env() {
   return (end && *end == '\0') ? static_cast<std::size_t>(k) : 0;
 }
 
+// Whether RBFNET_FAULT_GPU_OUT_OF_MEMORY asks for an out-of-memory fault ("1").
+inline bool fault_out_of_memory_from_env() {
+  const char* value = std::getenv("RBFNET_FAULT_GPU_OUT_OF_MEMORY");
+  return value && std::string(value) == "1";
+}
+
 // Forwards every call to `inner`; the selection made while the trainer's iteration counter
-// `*iteration` equals `fail_at` throws rbf::model::DeviceError, once, as a device fault would.
+// `*iteration` equals `fail_at` throws rbf::model::DeviceError (DeviceMemoryError when
+// `out_of_memory`), once, as a device fault would.
 template <typename T>
 class FaultInjectingBackend final : public ForwardingBackend<T> {
  public:
-  FaultInjectingBackend(std::unique_ptr<Backend<T>> inner, std::size_t fail_at, const std::size_t* iteration)
-      : ForwardingBackend<T>(std::move(inner)), fail_at_(fail_at), iteration_(iteration) {}
+  FaultInjectingBackend(std::unique_ptr<Backend<T>> inner, std::size_t fail_at, const std::size_t* iteration,
+                        bool out_of_memory = false)
+      : ForwardingBackend<T>(std::move(inner)), fail_at_(fail_at), iteration_(iteration),
+        out_of_memory_(out_of_memory) {}
 
   Selection select_ols(double lambda, double tol) override {
     tick();
@@ -43,6 +53,9 @@ class FaultInjectingBackend final : public ForwardingBackend<T> {
   void tick() {
     if (!fired_ && *iteration_ == fail_at_) {
       fired_ = true;
+      if (out_of_memory_)
+        throw DeviceMemoryError("injected out-of-memory fault at iteration " + std::to_string(fail_at_) +
+                                " (RBFNET_FAULT_GPU_OUT_OF_MEMORY)");
       throw DeviceError("injected GPU fault at iteration " + std::to_string(fail_at_) +
                        " (RBFNET_FAULT_GPU_AT_ITERATION)");
     }
@@ -50,6 +63,7 @@ class FaultInjectingBackend final : public ForwardingBackend<T> {
 
   std::size_t fail_at_ = 0;
   const std::size_t* iteration_;
+  bool out_of_memory_ = false;
   bool fired_ = false;
 };
 

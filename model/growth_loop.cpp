@@ -72,10 +72,12 @@ void GrowthRun<T>::open_first_backend(std::unique_ptr<SwitchPolicy>& policy, Tra
   if (policy && (hooks_.cost_models || config_.backend.switch_at_nodes == 0) && starts_on_gpu()) {
     try {
       backend_ = create(BackendKind::gpu, options_.stop_requested);
+      check_memory_plan(*backend_);
       policy.reset();
       result.events.push_back("auto: starting on the GPU: even the first iterations are predicted far cheaper there");
       spdlog::info("{}", result.events.back());
     } catch (const DeviceError& e) {
+      backend_.reset();
       result.events.push_back(std::string("auto: the GPU could not be set up (") + e.what() + "); starting on the CPU");
       spdlog::warn("{}", result.events.back());
     }
@@ -124,7 +126,7 @@ bool GrowthRun<T>::grow(IterationRecord& rec, bool classify) {
 }
 
 template <typename T>
-std::string GrowthRun<T>::fall_back(const DeviceError& e, std::size_t theta_size, bool dependent) {
+void GrowthRun<T>::undo_iteration(std::size_t theta_size, bool dependent) {
   if (dependent) skipped_.pop_back();
   if (theta_.size() != theta_size) {  // the fault came after the node was committed
     theta_.resize(theta_size);
@@ -133,6 +135,11 @@ std::string GrowthRun<T>::fall_back(const DeviceError& e, std::size_t theta_size
     node_widths_.pop_back();
   }
   --iteration_;
+}
+
+template <typename T>
+std::string GrowthRun<T>::fall_back(const DeviceError& e, std::size_t theta_size, bool dependent) {
+  undo_iteration(theta_size, dependent);
   const double ms = move_to(BackendKind::cpu, /*after_fault=*/true);
   return fmt::format("GPU failure ({}); rebuilt {} nodes on the CPU in {:.1f} ms and continued", e.what(),
                      chosen_.size(), ms);
@@ -335,7 +342,17 @@ TrainResult GrowthRun<T>::run() {
     try {
       found = grow(rec, classify);
     } catch (const DeviceError& e) {
-      if (!falls_back_to_cpu()) throw;
+      if (!falls_back_to_cpu()) {
+        // An explicit GPU that ran out of memory (another process took what the plan counted
+        // on): the nodes grown so far are kept and saved, as at an interrupt.
+        if (dynamic_cast<const DeviceMemoryError*>(&e) == nullptr) throw;
+        undo_iteration(theta_size, rec.dependent);
+        result.stop_reason = "out of GPU memory at " + std::to_string(chosen_.size()) + " nodes (" + e.what() + ")";
+        result.interrupted = true;
+        result.out_of_device_memory = true;
+        spdlog::warn("{}", result.stop_reason);
+        break;
+      }
       // A GPU fault in auto: drop this iteration and rebuild the model on the CPU from the
       // host's record of the nodes chosen so far, then go on from there.
       policy.reset();
@@ -382,6 +399,7 @@ TrainResult GrowthRun<T>::run() {
   template void GrowthRun<T>::open_first_backend(std::unique_ptr<SwitchPolicy>&, TrainResult&);                \
   template bool GrowthRun<T>::grow(IterationRecord&, bool);                                                     \
   template std::string GrowthRun<T>::fall_back(const DeviceError&, std::size_t, bool);                         \
+  template void GrowthRun<T>::undo_iteration(std::size_t, bool);                                              \
   template void GrowthRun<T>::record_progress(IterationRecord&, double&, double);                              \
   template void GrowthRun<T>::refine_if_due(IterationRecord&, bool, double&, double, TrainResult&);            \
   template void GrowthRun<T>::switch_if_due(std::unique_ptr<SwitchPolicy>&, IterationRecord&, TrainResult&);   \

@@ -67,7 +67,8 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::at
   else hook = hooks_.make_double;
   b = hook ? hook(kind) : factory_.template make_backend<T>(kind);
   if (fault_at_ > 0 && b->kind() == BackendKind::gpu)
-    b = std::make_unique<FaultInjectingBackend<T>>(std::move(b), fault_at_, &iteration_);
+    b = std::make_unique<FaultInjectingBackend<T>>(
+        std::move(b), fault_at_, &iteration_, hooks_.fault_gpu_out_of_memory || fault_out_of_memory_from_env());
   b->set_setup_stop(setup_stop);
   b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
   b->set_validation_data(xv_.data(), nv_);
@@ -96,9 +97,24 @@ StorageRequest GrowthRun<T>::cpu_storage_request() const {
 }
 
 template <typename T>
+void GrowthRun<T>::check_memory_plan(const Backend<T>& b) const {
+  const std::size_t nodes = config_.stopping.max_nodes;
+  const std::string shortfall = b.memory_shortfall(nodes);
+  if (shortfall.empty()) return;
+  const bool gpu = b.kind() == BackendKind::gpu;
+  const std::string message = "the " + b.name() + " backend cannot grow this run to " + std::to_string(nodes) +
+                              " nodes: it " + shortfall + "; lower stopping.max_nodes (--nodes)" +
+                              (gpu ? ", spread the rows over more GPUs (backend.gpu_devices)" : "") +
+                              " or train on fewer rows";
+  if (gpu) throw DeviceMemoryError(message);
+  throw RuntimeError(message);
+}
+
+template <typename T>
 std::vector<double> GrowthRun<T>::start(Backend<T>& b) {
   std::vector<double> a;
   b.reserve_nodes(config_.stopping.max_nodes);
+  check_memory_plan(b);
   b.reset_to_bias(a);
   // max_residual places a node at the worst-fitted row with the base width only.
   if (!ols_)
@@ -161,6 +177,7 @@ double GrowthRun<T>::move_to(BackendKind kind, bool after_fault) {
       backend_->export_state(state);
       next->import_state(state);
       next->reserve_nodes(config_.stopping.max_nodes);
+      check_memory_plan(*next);
       moved = true;
     } catch (const std::logic_error&) {
       moved = false;  // a backend without state transfer: rebuild instead

@@ -172,6 +172,12 @@ class GrowthRun {
   bool patience_exhausted() const {
     return nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience;
   }
+  // Refuses, before growing, a growth to stopping.max_nodes that `b`'s memory cannot hold:
+  // DeviceMemoryError for a GPU (auto then stays on, or goes back to, the CPU), RuntimeError for
+  // the host; the message names what is short, the node count that fits and the keys that help.
+  void check_memory_plan(const Backend<T>& b) const;
+  // Takes back a half-done iteration (the node it committed, if any) after a device failure.
+  void undo_iteration(std::size_t theta_size, bool dependent);
   // Whether a device fault now moves the run to the CPU (auto on the GPU) rather than ending it.
   bool falls_back_to_cpu() const {
     return config_.backend.kind == BackendKind::auto_select && backend_->kind() == BackendKind::gpu;

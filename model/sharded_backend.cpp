@@ -196,6 +196,17 @@ void ShardedBackend<T>::reserve_nodes(std::size_t nodes) {
 }
 
 template <typename T>
+std::string ShardedBackend<T>::memory_shortfall(std::size_t nodes) const {
+  // Each shard holds its rows' block of Q: the first that is short speaks for the run.
+  for (std::size_t i = 0; i < shards_.size(); ++i) {
+    const std::string shortfall = shards_[i]->memory_shortfall(nodes);
+    if (!shortfall.empty())
+      return shortfall + " (row shard " + std::to_string(i + 1) + " of " + std::to_string(shards_.size()) + ")";
+  }
+  return "";
+}
+
+template <typename T>
 void ShardedBackend<T>::reset_to_bias(std::vector<double>& a) {
   std::vector<std::vector<double>> as(shards_.size());
   on_all([&](std::size_t i, Backend<T>& b) { b.reset_to_bias(as[i]); });

@@ -39,6 +39,7 @@ class ShardedBackend final : public Backend<T> {
                       const StorageRequest& storage) override;
   StorageDecision candidate_storage() const override;
   void reserve_nodes(std::size_t nodes) override;
+  std::string memory_shortfall(std::size_t nodes) const override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;
   Selection select_ols(double lambda, double tol) override;

@@ -76,7 +76,10 @@ struct TrainResult {
   double best_val_rmse = -1;    // at the kept node count; -1 without validation
   double best_val_accuracy = -1;
   std::vector<std::string> events;  // switches and fallbacks, in order
-  bool interrupted = false;         // stopped by TrainOptions::stop_requested
+  bool interrupted = false;         // stopped by TrainOptions::stop_requested, or out_of_device_memory
+  // An explicit GPU ran out of memory mid-run: stopped as at an interrupt, the nodes grown so
+  // far kept with the state to resume them (stop_reason says what ran short).
+  bool out_of_device_memory = false;
   // The kept network on the training and the validation rows, in target units; not filled
   // in when interrupted. After a refit, train_scores are the refit network's on every row
   // and validation_scores the early-stopped network's, which chose the node count.
@@ -124,6 +127,8 @@ struct TrainerHooks {
   // Iteration at which a GPU backend fails as a device would (0: never). Default: the
   // RBFNET_FAULT_GPU_AT_ITERATION environment variable.
   std::size_t fault_gpu_at_iteration = 0;
+  // That fault is the device running out of memory. Default: RBFNET_FAULT_GPU_OUT_OF_MEMORY=1.
+  bool fault_gpu_out_of_memory = false;
 };
 
 struct TrainOptions {

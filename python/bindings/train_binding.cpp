@@ -183,6 +183,14 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
     signal_error->restore();
     throw py::error_already_set();
   }
+  // An explicit GPU that ran out of memory mid-run stopped early: the model it kept is
+  // returned, and the caller is told (a warning filter may make it an error).
+  if (result.out_of_device_memory) {
+    const std::string message = result.stop_reason + "; the model has the " +
+                                std::to_string(result.network.nodes()) +
+                                " nodes grown so far: fit with fewer max_nodes, more gpu_devices or backend='cpu'";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+  }
   py::dict figures = summary(result);
   model::Network& net = result.network;
   const std::string backend = net.provenance.backend;
