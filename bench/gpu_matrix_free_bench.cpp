@@ -145,13 +145,23 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
   std::printf("matrix-free scoring pass, N = %d, P = %d, d = %d, float32 (%.2f G Gaussians per pass):\n", n, count, d,
               pairs / 1e9);
   std::vector<double> ref;
+  int clock_khz = 0, sms = ctx.properties().multiProcessorCount;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ctx.device()) != cudaSuccess) clock_khz = 0;
   {
     FreeOperands<double> f64 = free_operands<double>(ctx, xt, centers, gamma, q, n, npad, count, d);
     ref = run_and_read(ctx, f64, f64.plan);
+    // --precision float64's pass (CUDA cores) and its bound: about d + 12 FP64 multiply-adds
+    // per Gaussian (the cross term, exp's reduction and polynomial, the weight) at 64 per clock
+    // per SM (sm_80/sm_90 data-centre parts).
+    const double f64_ms = time_events(ctx, 1, 5, [&] {
+      RBF_CUDA_CHECK(gpu::launch_matrix_free_pass<double>(f64.pass, f64.plan, ctx.stream()));
+    });
+    const double fma_bound_ms =
+        static_cast<double>(n) * count * (d + 12) / (static_cast<double>(sms) * 64.0 * clock_khz * 1e3) * 1e3;
+    std::printf("  float64 pass (CUDA cores): %.3f ms; FP64 bound (d + 12 FMA per Gaussian) %.3f ms = %.1f%%\n", f64_ms,
+                fma_bound_ms, 100.0 * fma_bound_ms / f64_ms);
   }
   FreeOperands<T> f = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d);
-  int clock_khz = 0, sms = ctx.properties().multiProcessorCount;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, ctx.device()) != cudaSuccess) clock_khz = 0;
   // Rooflines of the pass: one exp2 per Gaussian on the SFUs (16 per clock per SM on sm_80+),
   // and on tensor cores K FP16 multiply-adds per Gaussian, K = 3 (d + 1) split-FP16 positions
   // padded to whole k16 steps (the kernel past d = 31 pads further, to chunks of 64: that is its
