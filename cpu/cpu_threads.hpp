@@ -54,6 +54,17 @@ inline std::size_t parallel_work(int threads, int idle_cores) {
   return static_cast<std::size_t>(team) * kWorkPerThread;
 }
 
+// The default team (no thread count asked for) of a backend holding `rows` rows: at most one
+// thread per kRowsPerThread rows. OpenMP's threads sleep between regions, and waking a team
+// costs about a microsecond per thread, which the small regions of a small training pay every
+// time: 2,000 rows with the default config grew 200 nodes in 0.220 s on all cores of a
+// 64-core host, 0.054 s on 16, 0.061 s on 32 and 0.073 s on 8.
+constexpr std::size_t kRowsPerThread = 128;
+inline int default_team_for_rows(int threads, std::size_t rows) {
+  const auto by_rows = static_cast<int>(std::min<std::size_t>(rows / kRowsPerThread, 1u << 20));
+  return std::max(1, std::min(threads, by_rows));
+}
+
 // The team of a region of `work` elementary operations: all of `threads` (at least 1) from
 // `parallel_work` operations, else 1.
 inline int threads_for_work(int threads, std::size_t work, std::size_t parallel_work) {

@@ -23,7 +23,8 @@ using model::kRowBlock;
 
 template <typename T>
 EigenBackend<T>::EigenBackend(int threads)
-    : threads_(resolve_threads(threads)),
+    : requested_threads_(threads),
+      threads_(resolve_threads(threads)),
       parallel_work_(parallel_work(threads_, idle_cores_now())),
       simd_(best_simd_variant()) {}
 
@@ -43,6 +44,10 @@ void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d
   n_ = n;
   d_ = d;
   k_ = k;
+  if (requested_threads_ == 0) {  // the default: a team the rows can keep busy
+    threads_ = default_team_for_rows(resolve_threads(0), n);
+    parallel_work_ = parallel_work(threads_, idle_cores_now());
+  }
   // Column-major so that each feature, and later each candidate column, is contiguous.
   x_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, n, d);
   y_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(y, n, k);

@@ -109,6 +109,7 @@ class EigenBackend final : public Backend<T> {
   }
   void apply_shard_sums(bool reset, const std::vector<T>& a);
 
+  int requested_threads_ = 0;  // trainer.threads as given; 0 = default_team_for_rows
   int threads_ = 0;
   // From how many operations a parallel region takes all threads_ (cpu_threads.hpp).
   std::size_t parallel_work_ = 0;

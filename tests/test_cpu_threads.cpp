@@ -106,3 +106,13 @@ TEST_CASE("idle cores: a task's state follows the last parenthesis of its name")
   CHECK_FALSE(task_stat_running("12 rbfnet R"));
   CHECK_FALSE(task_stat_running("12 (rbfnet)"));
 }
+
+TEST_CASE("cpu threads: the default team is one thread per 128 rows, within the cores") {
+  using rbf::cpu::default_team_for_rows;
+  CHECK(default_team_for_rows(64, 2000) == 15);     // 2,000 rows: not all 64 cores
+  CHECK(default_team_for_rows(64, 200000) == 64);   // enough rows for every core
+  CHECK(default_team_for_rows(16, 2000) == 15);
+  CHECK(default_team_for_rows(2, 2000) == 2);
+  CHECK(default_team_for_rows(64, 100) == 1);       // fewer rows than a thread's share
+  CHECK(default_team_for_rows(64, 0) == 1);
+}
