@@ -116,6 +116,46 @@ double relative_error(const std::vector<double>& z, const std::vector<double>& r
   return std::sqrt(diff / norm);
 }
 
+// --precision float64's pass (CUDA cores) against its bound: about d + 12 FP64 multiply-adds
+// per Gaussian (the cross term, exp's reduction and polynomial, the weight) at 64 per clock
+// per SM (sm_80/sm_90 data-centre parts).
+void report_float64(const gpu::Context& ctx, FreeOperands<double>& f64, double pairs, int d, int sms, int clock_khz) {
+  const double f64_ms = time_events(ctx, 1, 5, [&] {
+    RBF_CUDA_CHECK(gpu::launch_matrix_free_pass<double>(f64.pass, f64.plan, ctx.stream()));
+  });
+  const double fma_bound_ms = pairs * (d + 12) / (static_cast<double>(sms) * 64.0 * clock_khz * 1e3) * 1e3;
+  std::printf("  float64 pass (CUDA cores): %.3f ms; FP64 bound (d + 12 FMA per Gaussian) %.3f ms = %.1f%%\n", f64_ms,
+              fma_bound_ms, 100.0 * fma_bound_ms / f64_ms);
+}
+
+// Prints the pass's bounds and returns the binding one in Gaussians/s: one exp2 per Gaussian
+// on the SFUs (16 per clock per SM on sm_80+), and on tensor cores K FP16 multiply-adds per
+// Gaussian, K = 3 (d + 1) split-FP16 positions padded to whole k16 steps (the kernel past
+// d = 31 pads further, to chunks of 64: that is its own cost), at the dense FP16 rate (2048
+// per clock per SM on sm_90, 1024 on sm_80). The lower rate binds.
+double print_rooflines(const gpu::Context& ctx, double pairs, int d, bool tensor_cores, int sms, int clock_khz) {
+  const double sfu_pairs_per_s = static_cast<double>(sms) * 16.0 * clock_khz * 1e3;
+  std::printf("  SFU roofline: %d SMs x 16 exp2/clock x %.0f MHz = %.2f T Gaussians/s -> %.3f ms per pass\n", sms,
+              clock_khz / 1e3, sfu_pairs_per_s / 1e12, pairs / sfu_pairs_per_s * 1e3);
+  double roofline_pairs_per_s = sfu_pairs_per_s;
+  if (tensor_cores) {
+    const int k = (3 * (d + 1) + 15) / 16 * 16;
+    const double fma_per_clock = ctx.properties().major >= 9 ? 2048.0 : 1024.0;
+    const double tensor_pairs_per_s = static_cast<double>(sms) * fma_per_clock * clock_khz * 1e3 / k;
+    std::printf("  tensor roofline: K = %d FP16 FMA per Gaussian at %.0f per clock per SM = %.2f T Gaussians/s -> "
+                "%.3f ms per pass\n",
+                k, fma_per_clock, tensor_pairs_per_s / 1e12, pairs / tensor_pairs_per_s * 1e3);
+    roofline_pairs_per_s = std::min(sfu_pairs_per_s, tensor_pairs_per_s);
+    // mma.sync, which these kernels issue, reaches half the dense rate on sm_90 (wgmma the rest).
+    if (ctx.properties().major >= 9)
+      std::printf("  at mma.sync's rate (half of it on sm_90): binding roofline %.3f ms per pass\n",
+                  pairs / std::min(sfu_pairs_per_s, tensor_pairs_per_s / 2) * 1e3);
+  }
+  std::printf("  binding roofline: %.2f T Gaussians/s -> %.3f ms per pass\n", roofline_pairs_per_s / 1e12,
+              pairs / roofline_pairs_per_s * 1e3);
+  return roofline_pairs_per_s;
+}
+
 }  // namespace
 
 void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_rows, int count, int d) {
@@ -150,42 +190,10 @@ void matrix_free_pass(const gpu::Context& ctx, double copy_gbs, std::size_t n_ro
   {
     FreeOperands<double> f64 = free_operands<double>(ctx, xt, centers, gamma, q, n, npad, count, d);
     ref = run_and_read(ctx, f64, f64.plan);
-    // --precision float64's pass (CUDA cores) and its bound: about d + 12 FP64 multiply-adds
-    // per Gaussian (the cross term, exp's reduction and polynomial, the weight) at 64 per clock
-    // per SM (sm_80/sm_90 data-centre parts).
-    const double f64_ms = time_events(ctx, 1, 5, [&] {
-      RBF_CUDA_CHECK(gpu::launch_matrix_free_pass<double>(f64.pass, f64.plan, ctx.stream()));
-    });
-    const double fma_bound_ms =
-        static_cast<double>(n) * count * (d + 12) / (static_cast<double>(sms) * 64.0 * clock_khz * 1e3) * 1e3;
-    std::printf("  float64 pass (CUDA cores): %.3f ms; FP64 bound (d + 12 FMA per Gaussian) %.3f ms = %.1f%%\n", f64_ms,
-                fma_bound_ms, 100.0 * fma_bound_ms / f64_ms);
+    report_float64(ctx, f64, pairs, d, sms, clock_khz);
   }
   FreeOperands<T> f = free_operands<T>(ctx, xt, centers, gamma, q, n, npad, count, d);
-  // Rooflines of the pass: one exp2 per Gaussian on the SFUs (16 per clock per SM on sm_80+),
-  // and on tensor cores K FP16 multiply-adds per Gaussian, K = 3 (d + 1) split-FP16 positions
-  // padded to whole k16 steps (the kernel past d = 31 pads further, to chunks of 64: that is its
-  // own cost), at the dense FP16 rate (2048 per clock per SM on sm_90, 1024 on sm_80). The
-  // lower one binds.
-  const double sfu_pairs_per_s = static_cast<double>(sms) * 16.0 * clock_khz * 1e3;
-  std::printf("  SFU roofline: %d SMs x 16 exp2/clock x %.0f MHz = %.2f T Gaussians/s -> %.3f ms per pass\n", sms,
-              clock_khz / 1e3, sfu_pairs_per_s / 1e12, pairs / sfu_pairs_per_s * 1e3);
-  double roofline_pairs_per_s = sfu_pairs_per_s;
-  if (f.plan.tensor_cores) {
-    const int k = (3 * (d + 1) + 15) / 16 * 16;
-    const double fma_per_clock = ctx.properties().major >= 9 ? 2048.0 : 1024.0;
-    const double tensor_pairs_per_s = static_cast<double>(sms) * fma_per_clock * clock_khz * 1e3 / k;
-    std::printf("  tensor roofline: K = %d FP16 FMA per Gaussian at %.0f per clock per SM = %.2f T Gaussians/s -> "
-                "%.3f ms per pass\n",
-                k, fma_per_clock, tensor_pairs_per_s / 1e12, pairs / tensor_pairs_per_s * 1e3);
-    roofline_pairs_per_s = std::min(sfu_pairs_per_s, tensor_pairs_per_s);
-    // mma.sync, which these kernels issue, reaches half the dense rate on sm_90 (wgmma the rest).
-    if (ctx.properties().major >= 9)
-      std::printf("  at mma.sync's rate (half of it on sm_90): binding roofline %.3f ms per pass\n",
-                  pairs / std::min(sfu_pairs_per_s, tensor_pairs_per_s / 2) * 1e3);
-  }
-  std::printf("  binding roofline: %.2f T Gaussians/s -> %.3f ms per pass\n", roofline_pairs_per_s / 1e12,
-              pairs / roofline_pairs_per_s * 1e3);
+  const double roofline_pairs_per_s = print_rooflines(ctx, pairs, d, f.plan.tensor_cores, sms, clock_khz);
 
   auto report = [&](const char* name, FreeOperands<T>& operands) {
     const gpu::MatrixFreePlan& plan = operands.plan;

@@ -159,6 +159,100 @@ __host__ __device__ constexpr int mma_min_blocks(int ks, bool square, bool unit_
 }
 
 
+#ifdef RBF_MATRIX_FREE_MMA
+// The warp's 64 candidates for the whole pass: their MMA operands (A fragments, see below) into
+// a and the exponent's constant terms into c_bias. Returns their scale group's 2^-f (1 with a
+// unit scale).
+template <int KS, bool kUnitScale>
+__device__ __forceinline__ float load_warp_candidates(const MatrixFreePass<float>& p, int cand0,
+                                                      std::size_t padded_count, std::uint32_t (&a)[kMmaTiles][KS][4],
+                                                      float (&c_bias)[kMmaTiles][2]) {
+  constexpr int kCandidateHalves = tc_candidate_halves(KS);
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const __half* c_halves = reinterpret_cast<const __half*>(p.c_aug);
+  const float2* c_extra = reinterpret_cast<const float2*>(p.c_aug + padded_count * (kCandidateHalves / 2));
+#pragma unroll
+  for (int mt = 0; mt < kMmaTiles; ++mt) {
+#pragma unroll
+    for (int s = 0; s < KS; ++s) {
+      const __half* lo_ptr =
+          c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + tc_fragment_offset(KS, s, t);
+      const uint2 lo = *reinterpret_cast<const uint2*>(lo_ptr);
+      const uint2 hi = *reinterpret_cast<const uint2*>(lo_ptr + 8 * kCandidateHalves);
+      a[mt][s][0] = lo.x;
+      a[mt][s][1] = hi.x;
+      a[mt][s][2] = lo.y;
+      a[mt][s][3] = hi.y;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) c_bias[mt][h] = c_extra[cand0 + mt * 16 + g + 8 * h].y;
+  }
+  return kUnitScale ? 1.0f : c_extra[cand0].x;  // the warp's candidates are one scale group
+}
+
+// One group of 8 rows against the warp's 64 candidates: the exponents (MMAs over the KS
+// k-steps, scaled unless kUnitScale), their exp2, and the sums phi v (and phi^2 where the row
+// masks m0, m1 are 1) added to zacc and sacc. scale0, scale1: rows 2t and 2t + 1's product
+// scales; w: their v.
+template <int KS, bool kSquare, bool kUnitScale>
+__device__ __forceinline__ void score_row_group(const std::uint32_t (&a)[kMmaTiles][KS][4],
+                                                const std::uint32_t (&b)[KS][2], const float (&c_bias)[kMmaTiles][2],
+                                                float scale0, float scale1, float2 w, float m0, float m1,
+                                                float (&zacc)[kMmaTiles][2], float (&sacc)[kMmaTiles][2]) {
+#pragma unroll
+  for (int mt = 0; mt < kMmaTiles; ++mt) {
+    float d[4];
+    if (kUnitScale) {  // the accumulator starts at the candidates' constant terms
+      d[0] = d[1] = c_bias[mt][0];
+      d[2] = d[3] = c_bias[mt][1];
+    } else {
+      d[0] = d[1] = d[2] = d[3] = 0.0f;
+    }
+#pragma unroll
+    for (int s = 0; s < KS; ++s) mma_fp16(d, a[mt][s], b[s][0], b[s][1]);
+    if (!kUnitScale) {
+      d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
+      d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
+      d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
+      d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
+    }
+    const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
+    zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
+    zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
+    if (kSquare) {
+      sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
+      sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
+    }
+  }
+}
+
+// The warp's sums into the pass's outputs: the four lanes of a group hold the same candidates
+// over different rows.
+template <bool kSquare>
+__device__ __forceinline__ void write_warp_sums(const MatrixFreePass<float>& p, float (&zacc)[kMmaTiles][2],
+                                                float (&sacc)[kMmaTiles][2], int cand0) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < kMmaTiles; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float z = zacc[mt][h], q = sacc[mt][h];
+      z += __shfl_xor_sync(0xffffffffu, z, 1);
+      z += __shfl_xor_sync(0xffffffffu, z, 2);
+      if (kSquare) {
+        q += __shfl_xor_sync(0xffffffffu, q, 1);
+        q += __shfl_xor_sync(0xffffffffu, q, 2);
+      }
+      const int c = cand0 + mt * 16 + g + 8 * h;
+      if (t == 0 && c < p.count) {
+        p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = z;
+        if (kSquare) p.out_square[static_cast<std::size_t>(blockIdx.y) * p.count + c] = q;
+      }
+    }
+  }
+}
+#endif
+
 // Fragment layouts (PTX ISA, mma.m16n8k16 .f16), lane = 4 g + t. The k index is a sum
 // index, so any assignment of K positions to k works as long as A and B agree: in k-step s,
 // lane t owns positions o + {0, 1} (k = 2t, 2t+1) and o + {2, 3} (k = 2t+8, 2t+9), with
@@ -178,7 +272,6 @@ __global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnit
 #ifdef RBF_MATRIX_FREE_MMA
   constexpr int kRowHalves = tc_row_halves(KS);
   constexpr int kStagedHalves = tc_staged_row_halves(KS);
-  constexpr int kCandidateHalves = tc_candidate_halves(KS);
   __shared__ __align__(16) __half xs[2][kMatrixFreeRows * kStagedHalves];
   __shared__ __align__(16) float row_extra[2][kMatrixFreeRows];
   __shared__ __align__(16) float ws[2][kMatrixFreeRows];
@@ -188,29 +281,9 @@ __global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnit
   const std::size_t padded_count = static_cast<std::size_t>(gridDim.x) * kMatrixFreeCandidates;
 
   // The warp's 64 candidates for the whole kernel: MMA operands and the exponent's constants.
-  const __half* c_halves = reinterpret_cast<const __half*>(p.c_aug);
-  const float2* c_extra = reinterpret_cast<const float2*>(p.c_aug + padded_count * (kCandidateHalves / 2));
   std::uint32_t a[kMmaTiles][KS][4];
-  const float c_scale = kUnitScale ? 1.0f : c_extra[cand0].x;  // the warp's candidates are one scale group
   float c_bias[kMmaTiles][2];
-#pragma unroll
-  for (int mt = 0; mt < kMmaTiles; ++mt) {
-#pragma unroll
-    for (int s = 0; s < KS; ++s) {
-      const __half* lo_ptr =
-          c_halves + static_cast<std::size_t>(cand0 + mt * 16 + g) * kCandidateHalves + tc_fragment_offset(KS, s, t);
-      const uint2 lo = *reinterpret_cast<const uint2*>(lo_ptr);
-      const uint2 hi = *reinterpret_cast<const uint2*>(lo_ptr + 8 * kCandidateHalves);
-      a[mt][s][0] = lo.x;
-      a[mt][s][1] = hi.x;
-      a[mt][s][2] = lo.y;
-      a[mt][s][3] = hi.y;
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      c_bias[mt][h] = c_extra[cand0 + mt * 16 + g + 8 * h].y;
-    }
-  }
+  const float c_scale = load_warp_candidates<KS, kUnitScale>(p, cand0, padded_count, a, c_bias);
 
   const __half* x_halves = reinterpret_cast<const __half*>(p.x_aug);
   const float* x_extra = p.x_aug + static_cast<std::size_t>(p.padded_rows) * (kRowHalves / 2);
@@ -274,61 +347,18 @@ __global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnit
       const float2 w = *reinterpret_cast<const float2*>(wr);
       // The scales of rows 2t and 2t+1's products.
       const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : *reinterpret_cast<const float2*>(rr);
-      const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
       float m0 = 1.0f, m1 = 1.0f;
       if (kSquare) {
         const int row = row_base + nt * 8 + 2 * t;
         m0 = row < p.rows ? 1.0f : 0.0f;
         m1 = row + 1 < p.rows ? 1.0f : 0.0f;
       }
-#pragma unroll
-      for (int mt = 0; mt < kMmaTiles; ++mt) {
-        float d[4];
-        if (kUnitScale) {  // the accumulator starts at the candidates' constant terms
-          d[0] = d[1] = c_bias[mt][0];
-          d[2] = d[3] = c_bias[mt][1];
-        } else {
-          d[0] = d[1] = d[2] = d[3] = 0.0f;
-        }
-#pragma unroll
-        for (int s = 0; s < KS; ++s) mma_fp16(d, a[mt][s], b[s][0], b[s][1]);
-        if (!kUnitScale) {
-          d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
-          d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
-          d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
-          d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
-        }
-        const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
-        zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
-        zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
-        if (kSquare) {
-          sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
-          sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
-        }
-      }
+      score_row_group<KS, kSquare, kUnitScale>(a, b, c_bias, r.x * c_scale, r.y * c_scale, w, m0, m1, zacc, sacc);
     }
     __syncthreads();  // the next stage overwrites the buffer just read
   }
 
-  // The four lanes of a group hold the same candidates over different rows.
-#pragma unroll
-  for (int mt = 0; mt < kMmaTiles; ++mt) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float z = zacc[mt][h], q = sacc[mt][h];
-      z += __shfl_xor_sync(0xffffffffu, z, 1);
-      z += __shfl_xor_sync(0xffffffffu, z, 2);
-      if (kSquare) {
-        q += __shfl_xor_sync(0xffffffffu, q, 1);
-        q += __shfl_xor_sync(0xffffffffu, q, 2);
-      }
-      const int c = cand0 + mt * 16 + g + 8 * h;
-      if (t == 0 && c < p.count) {
-        p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = z;
-        if (kSquare) p.out_square[static_cast<std::size_t>(blockIdx.y) * p.count + c] = q;
-      }
-    }
-  }
+  write_warp_sums<kSquare>(p, zacc, sacc, cand0);
 #else
   (void)p;  // never launched: plan_matrix_free checks the compiled architecture
 #endif

@@ -12,7 +12,6 @@
 // chunk beside the rows, from L2: the 128 x 64 tile does 42 flops per byte staged.
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include <cuda_fp16.h>
 
@@ -54,6 +53,180 @@ int wide_shared_bytes(int d, bool resident) {
   const int b = kWideStages * kWideRows * kStagedStride;
   return (a + b) * 2 + 2 * kWideCandidates * static_cast<int>(sizeof(float));  // + the cross-warp sums
 }
+
+#ifdef RBF_MATRIX_FREE_MMA
+// The block's whole candidate operand (kWideCandidates x halves, from `src`) into shared
+// memory with row stride `stride`, as one cp.async group.
+__device__ __forceinline__ void load_resident_candidates(__half* as, int stride, const __half* src, int halves) {
+  const int pieces = halves / 8;  // 16-byte pieces per candidate
+  for (int e = threadIdx.x; e < kWideCandidates * pieces; e += kWideThreads) {
+    const int c = e / pieces, piece = e - c * pieces;
+    cp_async16(as + c * stride + piece * 8, src + static_cast<std::size_t>(c) * halves + piece * 8);
+  }
+  cp_async_commit();
+}
+
+// Stages the pass's chunks in order, each call the next one into the next of kWideStages
+// buffers: the rows' chunk (kWideRows rows from `rows`, which steps a tile on after its last
+// chunk) and, unless kResident, the candidates'. Counted, not divided. Each thread copies the
+// same 16-byte piece of every 16th row (and candidate).
+template <bool kResident>
+struct ChunkStager {
+  static constexpr int kPieces = kChunk / 8, kRowsPerPass = kWideThreads / kPieces;
+  __half* as;
+  __half* bs;
+  const __half* rows;
+  const __half* candidates;
+  int halves, chunks, total;
+  int next_q = 0, next_buf = 0, next_j = 0;
+
+  __device__ __forceinline__ void operator()() {
+    if (next_q < total) {
+      const int piece = threadIdx.x % kPieces, row = threadIdx.x / kPieces;
+      const __half* src = rows + static_cast<std::size_t>(row) * halves + next_j * kChunk + piece * 8;
+      __half* dst = bs + (next_buf * kWideRows + row) * kStagedStride + piece * 8;
+#pragma unroll
+      for (int i = 0; i < kWideRows / kRowsPerPass; ++i)
+        cp_async16(dst + i * kRowsPerPass * kStagedStride, src + static_cast<std::size_t>(i) * kRowsPerPass * halves);
+      if (!kResident) {
+        const __half* c_src = candidates + static_cast<std::size_t>(row) * halves + next_j * kChunk + piece * 8;
+        __half* c_dst = as + (next_buf * kWideCandidates + row) * kStagedStride + piece * 8;
+#pragma unroll
+        for (int i = 0; i < kWideCandidates / kRowsPerPass; ++i)
+          cp_async16(c_dst + i * kRowsPerPass * kStagedStride,
+                     c_src + static_cast<std::size_t>(i) * kRowsPerPass * halves);
+      }
+    }
+    cp_async_commit();  // an empty group past the end keeps the wait counts uniform
+    ++next_q;
+    next_buf = next_buf + 1 == kWideStages ? 0 : next_buf + 1;
+    if (++next_j == chunks) {
+      next_j = 0;
+      rows += static_cast<std::size_t>(kWideRows) * halves;
+    }
+  }
+};
+
+// One chunk's products added to acc, kSteps of its four k-steps (2 for a last chunk whose
+// second half is only padding), each m-tile's through a fresh accumulator and an IEEE add.
+// a_base, b_base: this lane's ldmatrix addresses of the chunk's first k-step (candidates with
+// stride a_stride, rows with kStagedStride). Two m-tiles at a time: eight independent MMA
+// chains per warp hide the MMA latency.
+template <int kSteps>
+__device__ __forceinline__ void chunk_products(const __half* a_base, int a_stride, const __half* b_base,
+                                               float (&acc)[4][4][4]) {
+  std::uint32_t b[4][2][4];
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int pair = 0; pair < kSteps / 2; ++pair)
+      ldmatrix_x4(b[nt][pair], b_base + nt * 8 * kStagedStride + 32 * pair);
+#pragma unroll
+  for (int m2 = 0; m2 < 4; m2 += 2) {
+    float part[2][4][4];
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+      std::uint32_t a[2][4];
+      ldmatrix_x4(a[0], a_base + m2 * 16 * a_stride + step * 16);
+      ldmatrix_x4(a[1], a_base + (m2 + 1) * 16 * a_stride + step * 16);
+      const int pair = step >> 1, first = 2 * (step & 1);
+#pragma unroll
+      for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          if (step == 0) {
+            mma_fp16_zero(part[m][nt], a[m], b[nt][pair][first], b[nt][pair][first + 1]);
+          } else {
+            mma_fp16(part[m][nt], a[m], b[nt][pair][first], b[nt][pair][first + 1]);
+          }
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[m2 + m][nt][i] += part[m][nt][i];
+  }
+}
+
+// A tile's finished exponents (acc; scaled here unless kUnitScale) into the warp's sums over
+// rows: phi v into zacc and, for kSquare, phi^2 over real rows into sacc. row: this lane's
+// first row (2 t) of the warp's first 8-row group.
+template <bool kSquare, bool kUnitScale>
+__device__ __forceinline__ void weight_tile(const MatrixFreePass<float>& p, int row, const float* x_extra,
+                                            const float (&c_bias)[4][2], float c_scale, float (&acc)[4][4][4],
+                                            float (&zacc)[4][2], float (&sacc)[4][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt, row += 8) {
+    const float2 w = __ldg(reinterpret_cast<const float2*>(p.v + row));
+    const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : __ldg(reinterpret_cast<const float2*>(x_extra + row));
+    const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
+    const float m0 = !kSquare || row < p.rows ? 1.0f : 0.0f;
+    const float m1 = !kSquare || row + 1 < p.rows ? 1.0f : 0.0f;
+#pragma unroll
+    for (int mt = 0; mt < 4; ++mt) {
+      float* d = acc[mt][nt];
+      if (!kUnitScale) {
+        d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
+        d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
+        d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
+        d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
+      }
+      const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
+      zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
+      zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
+      if (kSquare) {
+        sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
+        sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
+      }
+    }
+  }
+}
+
+// The block's sums into the pass's outputs: the four lanes of a group hold the same candidates
+// over different rows; the two row warps of a candidate warp are added in shared memory
+// (`cross`, 2 x kWideCandidates floats), in a fixed order.
+template <bool kSquare>
+__device__ __forceinline__ void write_block_sums(const MatrixFreePass<float>& p, int block_cand0, int wc, int wr,
+                                                 float (&zacc)[4][2], float (&sacc)[4][2], float* cross) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float z = zacc[mt][h], s = sacc[mt][h];
+      z += __shfl_xor_sync(0xffffffffu, z, 1);
+      z += __shfl_xor_sync(0xffffffffu, z, 2);
+      if (kSquare) {
+        s += __shfl_xor_sync(0xffffffffu, s, 1);
+        s += __shfl_xor_sync(0xffffffffu, s, 2);
+      }
+      zacc[mt][h] = z;
+      sacc[mt][h] = s;
+      const int local = wc * 64 + mt * 16 + g + 8 * h;
+      if (wr == 1 && t == 0) {
+        cross[local] = z;
+        cross[kWideCandidates + local] = s;
+      }
+    }
+  }
+  __syncthreads();
+  if (wr != 0 || t != 0) return;
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int local = wc * 64 + mt * 16 + g + 8 * h, c = block_cand0 + local;
+      if (c < p.count) {
+        p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = zacc[mt][h] + cross[local];
+        if (kSquare)
+          p.out_square[static_cast<std::size_t>(blockIdx.y) * p.count + c] = sacc[mt][h] + cross[kWideCandidates + local];
+      }
+    }
+  }
+}
+#endif
 
 // Fragments come from shared memory through ldmatrix, so k runs in storage order in both
 // operands (the operands' K positions are a sum index: any order works as long as both sides
@@ -98,46 +271,10 @@ __global__ void __launch_bounds__(kWideThreads, 2) matrix_free_wide_kernel(Matri
   const int tiles = max(0, r_end - r_begin) / kWideRows;
   const int total = tiles * chunks;  // every tile's chunks, in order: one pipeline across tiles
 
-  if (kResident) {
-    const int pieces = halves / 8;  // 16-byte pieces per candidate
-    for (int e = threadIdx.x; e < kWideCandidates * pieces; e += kWideThreads) {
-      const int c = e / pieces, piece = e - c * pieces;
-      cp_async16(as + c * a_stride + piece * 8,
-                 c_halves + static_cast<std::size_t>(block_cand0 + c) * halves + piece * 8);
-    }
-    cp_async_commit();
-  }
-  // The next chunk to stage: its number, buffer, and place in its tile (counted, not divided).
-  int next_q = 0, next_buf = 0, next_j = 0;
-  const __half* next_rows = x_halves + static_cast<std::size_t>(r_begin) * halves;
-  // Each thread copies the same 16-byte piece of every 16th row (and candidate) of a chunk.
-  constexpr int kPieces = kChunk / 8, kRowsPerPass = kWideThreads / kPieces;
-  const int my_piece = threadIdx.x % kPieces, my_row = threadIdx.x / kPieces;
-  auto stage = [&]() {
-    if (next_q < total) {
-      const __half* src = next_rows + static_cast<std::size_t>(my_row) * halves + next_j * kChunk + my_piece * 8;
-      __half* dst = bs + (next_buf * kWideRows + my_row) * kStagedStride + my_piece * 8;
-#pragma unroll
-      for (int i = 0; i < kWideRows / kRowsPerPass; ++i)
-        cp_async16(dst + i * kRowsPerPass * kStagedStride, src + static_cast<std::size_t>(i) * kRowsPerPass * halves);
-      if (!kResident) {
-        const __half* c_src = c_halves + static_cast<std::size_t>(block_cand0 + my_row) * halves + next_j * kChunk +
-                              my_piece * 8;
-        __half* c_dst = as + (next_buf * kWideCandidates + my_row) * kStagedStride + my_piece * 8;
-#pragma unroll
-        for (int i = 0; i < kWideCandidates / kRowsPerPass; ++i)
-          cp_async16(c_dst + i * kRowsPerPass * kStagedStride,
-                     c_src + static_cast<std::size_t>(i) * kRowsPerPass * halves);
-      }
-    }
-    cp_async_commit();  // an empty group past the end keeps the wait counts uniform
-    ++next_q;
-    next_buf = next_buf + 1 == kWideStages ? 0 : next_buf + 1;
-    if (++next_j == chunks) {
-      next_j = 0;
-      next_rows += static_cast<std::size_t>(kWideRows) * halves;
-    }
-  };
+  const __half* block_candidates = c_halves + static_cast<std::size_t>(block_cand0) * halves;
+  if (kResident) load_resident_candidates(as, a_stride, block_candidates, halves);
+  ChunkStager<kResident> stage{as, bs, x_halves + static_cast<std::size_t>(r_begin) * halves,
+                               block_candidates, halves, chunks, total};
 
   float zacc[4][2], sacc[4][2];
 #pragma unroll
@@ -146,51 +283,6 @@ __global__ void __launch_bounds__(kWideThreads, 2) matrix_free_wide_kernel(Matri
 #pragma unroll
   for (int q = 0; q < kWideStages - 1; ++q) stage();
   float acc[4][4][4];
-  // One chunk's products (kSteps k-steps of it: 2 for a last chunk whose second half is only
-  // padding) added to acc, each m-tile's through a fresh accumulator.
-  auto chunk_products = [&](int j, int buf, auto steps) {
-    constexpr int kSteps = decltype(steps)::value;
-    // Lane l addresses row l % 16 (A) or l % 8 (B) of its matrix, 8 halves along k per
-    // matrix: A's four matrices are one k-step of a 16-candidate tile, B's two k-steps of an
-    // 8-row tile.
-    const __half* a_base = (kResident ? as + j * kChunk : as + buf * kWideCandidates * kStagedStride) +
-                           (wc * 64 + (lane & 15)) * a_stride + (lane >> 4) * 8;
-    const __half* b_base = bs + (buf * kWideRows + wr * 32 + (lane & 7)) * kStagedStride + (lane >> 3) * 8;
-    std::uint32_t b[4][2][4];
-#pragma unroll
-    for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-      for (int pair = 0; pair < kSteps / 2; ++pair)
-        ldmatrix_x4(b[nt][pair], b_base + nt * 8 * kStagedStride + 32 * pair);
-    // Two m-tiles at a time: eight independent MMA chains per warp hide the MMA latency.
-#pragma unroll
-    for (int m2 = 0; m2 < 4; m2 += 2) {
-      float part[2][4][4];
-#pragma unroll
-      for (int step = 0; step < kSteps; ++step) {
-        std::uint32_t a[2][4];
-        ldmatrix_x4(a[0], a_base + m2 * 16 * a_stride + step * 16);
-        ldmatrix_x4(a[1], a_base + (m2 + 1) * 16 * a_stride + step * 16);
-        const int pair = step >> 1, first = 2 * (step & 1);
-#pragma unroll
-        for (int m = 0; m < 2; ++m)
-#pragma unroll
-          for (int nt = 0; nt < 4; ++nt) {
-            if (step == 0) {
-              mma_fp16_zero(part[m][nt], a[m], b[nt][pair][first], b[nt][pair][first + 1]);
-            } else {
-              mma_fp16(part[m][nt], a[m], b[nt][pair][first], b[nt][pair][first + 1]);
-            }
-          }
-      }
-#pragma unroll
-      for (int m = 0; m < 2; ++m)
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) acc[m2 + m][nt][i] += part[m][nt][i];
-    }
-  };
   int buf = 0;
   for (int tile = 0; tile < tiles; ++tile) {
 #pragma unroll
@@ -206,81 +298,26 @@ __global__ void __launch_bounds__(kWideThreads, 2) matrix_free_wide_kernel(Matri
       cp_async_wait<kWideStages - 2>();  // this chunk is in (and the resident operand, committed first)
       __syncthreads();
       stage();  // into the buffer the previous chunk used: every warp has passed the barrier
+      // Lane l addresses row l % 16 (A) or l % 8 (B) of its matrix, 8 halves along k per
+      // matrix: A's four matrices are one k-step of a 16-candidate tile, B's two k-steps of an
+      // 8-row tile.
+      const __half* a_base = (kResident ? as + j * kChunk : as + buf * kWideCandidates * kStagedStride) +
+                             (wc * 64 + (lane & 15)) * a_stride + (lane >> 4) * 8;
+      const __half* b_base = bs + (buf * kWideRows + wr * 32 + (lane & 7)) * kStagedStride + (lane >> 3) * 8;
       if (short_last && j == chunks - 1) {
-        chunk_products(j, buf, std::integral_constant<int, 2>{});
+        chunk_products<2>(a_base, a_stride, b_base, acc);
       } else {
-        chunk_products(j, buf, std::integral_constant<int, 4>{});
+        chunk_products<4>(a_base, a_stride, b_base, acc);
       }
       buf = buf + 1 == kWideStages ? 0 : buf + 1;
     }
     // The tile's exponents are complete: weight them into the sums over rows.
-#pragma unroll
-    for (int nt = 0; nt < 4; ++nt) {
-      const int row = r_begin + tile * kWideRows + wr * 32 + nt * 8 + 2 * t;
-      const float2 w = __ldg(reinterpret_cast<const float2*>(p.v + row));
-      const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : __ldg(reinterpret_cast<const float2*>(x_extra + row));
-      const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
-      const float m0 = !kSquare || row < p.rows ? 1.0f : 0.0f;
-      const float m1 = !kSquare || row + 1 < p.rows ? 1.0f : 0.0f;
-#pragma unroll
-      for (int mt = 0; mt < 4; ++mt) {
-        float* d = acc[mt][nt];
-        if (!kUnitScale) {
-          d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
-          d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
-          d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
-          d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
-        }
-        const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
-        zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
-        zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
-        if (kSquare) {
-          sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
-          sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
-        }
-      }
-    }
+    weight_tile<kSquare, kUnitScale>(p, r_begin + tile * kWideRows + wr * 32 + 2 * t, x_extra, c_bias, c_scale, acc,
+                                     zacc, sacc);
   }
   cp_async_wait<0>();
 
-  // The four lanes of a group hold the same candidates over different rows; the two row
-  // warps of a candidate warp are added in shared memory, in a fixed order.
-#pragma unroll
-  for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float z = zacc[mt][h], s = sacc[mt][h];
-      z += __shfl_xor_sync(0xffffffffu, z, 1);
-      z += __shfl_xor_sync(0xffffffffu, z, 2);
-      if (kSquare) {
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        s += __shfl_xor_sync(0xffffffffu, s, 2);
-      }
-      zacc[mt][h] = z;
-      sacc[mt][h] = s;
-      const int local = wc * 64 + mt * 16 + g + 8 * h;
-      if (wr == 1 && t == 0) {
-        cross[local] = z;
-        cross[kWideCandidates + local] = s;
-      }
-    }
-  }
-  __syncthreads();
-  if (wr == 0 && t == 0) {
-#pragma unroll
-    for (int mt = 0; mt < 4; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int local = wc * 64 + mt * 16 + g + 8 * h, c = block_cand0 + local;
-        if (c < p.count) {
-          p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = zacc[mt][h] + cross[local];
-          if (kSquare)
-            p.out_square[static_cast<std::size_t>(blockIdx.y) * p.count + c] =
-                sacc[mt][h] + cross[kWideCandidates + local];
-        }
-      }
-    }
-  }
+  write_block_sums<kSquare>(p, block_cand0, wc, wr, zacc, sacc, cross);
 #else
   (void)p;  // never launched: plan_matrix_free checks the compiled architecture
 #endif

@@ -138,6 +138,26 @@ void GrowthRun<T>::undo_iteration(std::size_t theta_size, bool dependent) {
 }
 
 template <typename T>
+double GrowthRun<T>::bias_model_sse() const {
+  double s = 0;
+  for (double v : p_.y_train) s += v * v;
+  for (std::size_t j = 0; j < k_; ++j) s -= theta_[j] * theta_[j];
+  return std::max(0.0, s);
+}
+
+template <typename T>
+void GrowthRun<T>::stop_out_of_memory(const DeviceError& e, std::size_t theta_size, bool dependent,
+                                      TrainResult& result) {
+  // An explicit GPU that ran out of memory (another process took what the plan counted on):
+  // the nodes grown so far are kept and saved, as at an interrupt.
+  undo_iteration(theta_size, dependent);
+  result.stop_reason = "out of GPU memory at " + std::to_string(chosen_.size()) + " nodes (" + e.what() + ")";
+  result.interrupted = true;
+  result.out_of_device_memory = true;
+  spdlog::warn("{}", result.stop_reason);
+}
+
+template <typename T>
 std::string GrowthRun<T>::fall_back(const DeviceError& e, std::size_t theta_size, bool dependent) {
   undo_iteration(theta_size, dependent);
   const double ms = move_to(BackendKind::cpu, /*after_fault=*/true);
@@ -307,12 +327,7 @@ TrainResult GrowthRun<T>::run() {
     return result;
   }
 
-  const double total_sse0 = [&] {
-    double s = 0;
-    for (double v : p_.y_train) s += v * v;
-    for (std::size_t j = 0; j < k_; ++j) s -= theta_[j] * theta_[j];
-    return std::max(0.0, s);
-  }();
+  const double total_sse0 = bias_model_sse();
   if (options_.resume) {
     resume(*options_.resume);
   } else {
@@ -343,14 +358,8 @@ TrainResult GrowthRun<T>::run() {
       found = grow(rec, classify);
     } catch (const DeviceError& e) {
       if (!falls_back_to_cpu()) {
-        // An explicit GPU that ran out of memory (another process took what the plan counted
-        // on): the nodes grown so far are kept and saved, as at an interrupt.
         if (dynamic_cast<const DeviceMemoryError*>(&e) == nullptr) throw;
-        undo_iteration(theta_size, rec.dependent);
-        result.stop_reason = "out of GPU memory at " + std::to_string(chosen_.size()) + " nodes (" + e.what() + ")";
-        result.interrupted = true;
-        result.out_of_device_memory = true;
-        spdlog::warn("{}", result.stop_reason);
+        stop_out_of_memory(e, theta_size, rec.dependent, result);
         break;
       }
       // A GPU fault in auto: drop this iteration and rebuild the model on the CPU from the
@@ -400,6 +409,8 @@ TrainResult GrowthRun<T>::run() {
   template bool GrowthRun<T>::grow(IterationRecord&, bool);                                                     \
   template std::string GrowthRun<T>::fall_back(const DeviceError&, std::size_t, bool);                         \
   template void GrowthRun<T>::undo_iteration(std::size_t, bool);                                              \
+  template double GrowthRun<T>::bias_model_sse() const;                                                        \
+  template void GrowthRun<T>::stop_out_of_memory(const DeviceError&, std::size_t, bool, TrainResult&);        \
   template void GrowthRun<T>::record_progress(IterationRecord&, double&, double);                              \
   template void GrowthRun<T>::refine_if_due(IterationRecord&, bool, double&, double, TrainResult&);            \
   template void GrowthRun<T>::switch_if_due(std::unique_ptr<SwitchPolicy>&, IterationRecord&, TrainResult&);   \

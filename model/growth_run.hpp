@@ -176,8 +176,13 @@ class GrowthRun {
   // DeviceMemoryError for a GPU (auto then stays on, or goes back to, the CPU), RuntimeError for
   // the host; the message names what is short, the node count that fits and the keys that help.
   void check_memory_plan(const Backend<T>& b) const;
+  // ||Y||^2 - ||q_0^T Y||^2 (theta_'s first k values): the bias model's squared training error.
+  double bias_model_sse() const;
   // Takes back a half-done iteration (the node it committed, if any) after a device failure.
   void undo_iteration(std::size_t theta_size, bool dependent);
+  // An explicit GPU out of memory mid-run: the iteration taken back, the run stopped as at an
+  // interrupt (result.out_of_device_memory), the nodes grown so far kept.
+  void stop_out_of_memory(const DeviceError& e, std::size_t theta_size, bool dependent, TrainResult& result);
   // Whether a device fault now moves the run to the CPU (auto on the GPU) rather than ending it.
   bool falls_back_to_cpu() const {
     return config_.backend.kind == BackendKind::auto_select && backend_->kind() == BackendKind::gpu;
