@@ -165,22 +165,8 @@ __device__ __forceinline__ void weight_tile(const MatrixFreePass<float>& p, int 
     const float m0 = !kSquare || row < p.rows ? 1.0f : 0.0f;
     const float m1 = !kSquare || row + 1 < p.rows ? 1.0f : 0.0f;
 #pragma unroll
-    for (int mt = 0; mt < 4; ++mt) {
-      float* d = acc[mt][nt];
-      if (!kUnitScale) {
-        d[0] = fmaf(d[0], scale0, c_bias[mt][0]);
-        d[1] = fmaf(d[1], scale1, c_bias[mt][0]);
-        d[2] = fmaf(d[2], scale0, c_bias[mt][1]);
-        d[3] = fmaf(d[3], scale1, c_bias[mt][1]);
-      }
-      const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
-      zacc[mt][0] = fmaf(p1, w.y, fmaf(p0, w.x, zacc[mt][0]));
-      zacc[mt][1] = fmaf(p3, w.y, fmaf(p2, w.x, zacc[mt][1]));
-      if (kSquare) {
-        sacc[mt][0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, sacc[mt][0]));
-        sacc[mt][1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, sacc[mt][1]));
-      }
-    }
+    for (int mt = 0; mt < 4; ++mt)
+      weigh_exponents<kSquare, kUnitScale>(acc[mt][nt], c_bias[mt], scale0, scale1, w, m0, m1, zacc[mt], sacc[mt]);
   }
 }
 

@@ -68,6 +68,28 @@ __device__ __forceinline__ float ex2(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+// Both kernels' epilogue for one MMA tile of exponents d (candidates g and g + 8, rows 2 t and
+// 2 t + 1): scaled by the rows' and the group's scales plus the candidates' constant terms
+// unless kUnitScale (where d already holds them), then phi = exp2(d) weighted by the rows' v
+// into z (the two candidates' sums) and, for kSquare, phi^2 over real rows (masks m0, m1)
+// into s.
+template <bool kSquare, bool kUnitScale>
+__device__ __forceinline__ void weigh_exponents(float (&d)[4], const float (&bias)[2], float scale0, float scale1,
+                                                float2 w, float m0, float m1, float (&z)[2], float (&s)[2]) {
+  if (!kUnitScale) {
+    d[0] = fmaf(d[0], scale0, bias[0]);
+    d[1] = fmaf(d[1], scale1, bias[0]);
+    d[2] = fmaf(d[2], scale0, bias[1]);
+    d[3] = fmaf(d[3], scale1, bias[1]);
+  }
+  const float p0 = ex2(d[0]), p1 = ex2(d[1]), p2 = ex2(d[2]), p3 = ex2(d[3]);
+  z[0] = fmaf(p1, w.y, fmaf(p0, w.x, z[0]));
+  z[1] = fmaf(p3, w.y, fmaf(p2, w.x, z[1]));
+  if (kSquare) {
+    s[0] = fmaf(p1 * p1, m1, fmaf(p0 * p0, m0, s[0]));
+    s[1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, s[1]));
+  }
+}
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
