@@ -48,7 +48,16 @@ template <typename T>
 std::unique_ptr<Backend<T>> BackendFactory::make_backend(BackendKind kind) {
   if (kind == BackendKind::gpu && auto_devices_) {
     auto_devices_ = false;  // decided once per run
-    const std::size_t gpus = auto_gpu_count(rows_, candidates_, gpu::query_devices().devices.size());
+    const gpu::DeviceReport report = gpu::query_devices();
+    // The smallest free memory of the visible devices, with the tenth the basis reservation
+    // leaves (CudaBackend::reserve_nodes).
+    double device_bytes = 0;
+    for (const gpu::DeviceInfo& d : report.devices)
+      device_bytes = device_bytes == 0 ? static_cast<double>(d.free_memory)
+                                       : std::min(device_bytes, static_cast<double>(d.free_memory));
+    const std::size_t memory_gpus =
+        gpus_for_memory(growth_bytes_, shard_bytes_, 0.9 * device_bytes, report.devices.size());
+    const std::size_t gpus = auto_gpu_count(rows_, candidates_, report.devices.size(), memory_gpus);
     if (gpus >= 2) {
       shard_devices_.clear();
       for (std::size_t d = 0; d < gpus; ++d) shard_devices_.push_back(static_cast<int>(d));

@@ -42,9 +42,13 @@ class BackendFactory {
   void forget_gpu() { context_.reset(); }
   // The run's size, for auto's choice of how many GPUs to use (model/switching/gpu_count_rule.hpp)
   // when backend.gpu_devices does not say.
-  void set_problem_size(std::size_t rows, std::size_t candidates) {
+  // `growth_bytes` and `shard_bytes`: a growth's basis, cut by rows over the shards, and
+  // what each shard holds whole (model/switching/gpu_count_rule.hpp's gpus_for_memory).
+  void set_problem_size(std::size_t rows, std::size_t candidates, double growth_bytes = 0, double shard_bytes = 0) {
     rows_ = rows;
     candidates_ = candidates;
+    growth_bytes_ = growth_bytes;
+    shard_bytes_ = shard_bytes;
   }
 
  private:
@@ -59,6 +63,7 @@ class BackendFactory {
   // by the run's size when it first goes to the GPU.
   bool auto_devices_ = false;
   std::size_t rows_ = 0, candidates_ = 0;
+  double growth_bytes_ = 0, shard_bytes_ = 0;
   std::shared_ptr<gpu::Context> context_;
   double startup_ms_ = 0;  // how long opening context_ took
 };

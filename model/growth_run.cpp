@@ -30,7 +30,11 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
   nv_ = p_.val_rows.size();
   k_ = p_.k;
   count_ = pool_.widths.size();
-  factory_.set_problem_size(n_, count_);
+  // The basis of a growth to max_nodes (rows x columns, split by rows over shards) and what
+  // each shard holds whole (the candidates' projection history), for auto's GPU count.
+  const double columns = static_cast<double>(std::min(config.stopping.max_nodes, count_) + 2);
+  factory_.set_problem_size(n_, count_, columns * static_cast<double>(n_ + nv_) * sizeof(T),
+                            columns * static_cast<double>(count_) * sizeof(T));
   x_ = to_scalar<T>(p_.x_train);
   y_ = to_scalar<T>(p_.y_train);
   xv_ = to_scalar<T>(p_.x_val);
