@@ -13,6 +13,9 @@ namespace rbf::gpu {
 inline constexpr std::size_t kInitialValidationColumns = 64;
 // Headroom kept free when deciding to store Phi_C, for Q to grow (columns of N values).
 inline constexpr std::size_t kBasisHeadroomColumns = 128;
+// Share of the free device memory a growth's planned basis may take (reserve_nodes,
+// memory_shortfall); the rest stays for the refinement's and the passes' scratch.
+inline constexpr double kBasisShareOfFree = 0.9;
 
 // Defined here, not in a .cpp, so each file whose pass calls it can instantiate it.
 template <typename T>

@@ -209,7 +209,7 @@ void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
   // The whole growth's basis now, where it fits with a tenth of the free memory to spare:
   // then the growth cannot run out of it half-way. Where it does not fit, memory_shortfall
   // says so before the growth starts.
-  if (growth_bytes(columns) > 0.9 * static_cast<double>(context_.free_memory())) return;
+  if (growth_bytes(columns) > kBasisShareOfFree * static_cast<double>(context_.free_memory())) return;
   ensure_basis_capacity(columns);
   if (nv_ > 0) ensure_validation_capacity(columns);
 }
@@ -218,13 +218,15 @@ template <typename T>
 std::string CudaBackend<T>::memory_shortfall(std::size_t nodes) const {
   const std::size_t columns = basis_columns_for(nodes);
   if (columns <= basis_capacity_ && (nv_ == 0 || columns <= val_capacity_)) return "";
+  // With the tenth of the free memory reserve_nodes keeps for everything else.
   const double need = growth_bytes(columns), free = static_cast<double>(context_.free_memory());
-  if (need <= free) return "";
+  if (need <= kBasisShareOfFree * free) return "";
   const double per_column = growth_bytes(1);
-  const double fit = std::floor(free / per_column) - 2.0;
+  const double fit = std::floor(kBasisShareOfFree * free / per_column) - 2.0;
   return "needs " + model::memory_text(need) + " on GPU " + std::to_string(context_.device()) + " (" +
          context_.properties().name + ") for the basis Q, which grows with rows x nodes, and what grows beside it, "
-         "but only " + model::memory_text(free) + " is free: at most " +
+         "but only " + model::memory_text(kBasisShareOfFree * free) + " of the " + model::memory_text(free) +
+         " free may hold it: at most " +
          std::to_string(static_cast<long long>(std::max(0.0, fit))) + " nodes fit";
 }
 
