@@ -183,11 +183,7 @@ __global__ void __launch_bounds__(kBlock)
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const int row0 = tile * kRows;
     T ui[CgsTile<V>::kRowsPerThread];
-#pragma unroll
-    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
-      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
-      ui[part] = r < kRows && i < padded_rows ? column[i] : T(0);
-    }
+    load_tile_rows<V>(column, row0, padded_rows, ui);
     T qg[CgsTile<V>::kRowsPerThread];
     tile_times<V>(q, ldq, cols, g, row0, padded_rows, sums, qg);
 #pragma unroll
@@ -237,11 +233,7 @@ __global__ void __launch_bounds__(kBlock)
     // u is loaded before the tile's product, whose barrier would otherwise keep its load from
     // overlapping the loads of Q (one memory latency per tile instead of two).
     T ui[CgsTile<V>::kRowsPerThread];
-#pragma unroll
-    for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
-      const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
-      ui[part] = r < kRows && i < padded_rows ? u[i] : T(0);
-    }
+    load_tile_rows<V>(u, row0, padded_rows, ui);
     T qh[CgsTile<V>::kRowsPerThread];
     for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) qh[part] = T(0);
     if (again) tile_times<V>(q, ldq, cols, h2, row0, padded_rows, sums, qh);

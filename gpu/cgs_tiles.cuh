@@ -41,6 +41,18 @@ struct CgsTile {
   static constexpr int kProject = V == 1 ? 4 : 1;
 };
 
+// This thread's rows of a vector's tile from row0, in the row-wise steps' order (thread t: rows
+// row0 + t, row0 + t + kBlock, ...); 0 for rows past the tile or past padded_rows.
+template <int V, typename T>
+__device__ __forceinline__ void load_tile_rows(const T* __restrict__ v, int row0, int padded_rows,
+                                               T (&out)[CgsTile<V>::kRowsPerThread]) {
+#pragma unroll
+  for (int part = 0; part < CgsTile<V>::kRowsPerThread; ++part) {
+    const int r = static_cast<int>(threadIdx.x) + part * kBlock, i = row0 + r;
+    out[part] = r < CgsTile<V>::kRows && i < padded_rows ? v[i] : T(0);
+  }
+}
+
 // (Q h) for the tile's rows from row0: warp w sums columns w, w + kWarps, ... in ascending
 // order, CgsTile<V>::kColumns columns in flight; then the warps' sums are added in warp order.
 // Thread t gets rows row0 + t, row0 + t + kBlock, ... (those in the tile). Ends with the

@@ -225,12 +225,7 @@ __device__ __forceinline__ void write_warp_sums(const MatrixFreePass<float>& p, 
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       float z = zacc[mt][h], q = sacc[mt][h];
-      z += __shfl_xor_sync(0xffffffffu, z, 1);
-      z += __shfl_xor_sync(0xffffffffu, z, 2);
-      if (kSquare) {
-        q += __shfl_xor_sync(0xffffffffu, q, 1);
-        q += __shfl_xor_sync(0xffffffffu, q, 2);
-      }
+      sum_group_lanes<kSquare>(z, q);
       const int c = cand0 + mt * 16 + g + 8 * h;
       if (t == 0 && c < p.count) {
         p.out[static_cast<std::size_t>(blockIdx.y) * p.count + c] = z;

@@ -181,19 +181,11 @@ __device__ __forceinline__ void write_block_sums(const MatrixFreePass<float>& p,
   for (int mt = 0; mt < 4; ++mt) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float z = zacc[mt][h], s = sacc[mt][h];
-      z += __shfl_xor_sync(0xffffffffu, z, 1);
-      z += __shfl_xor_sync(0xffffffffu, z, 2);
-      if (kSquare) {
-        s += __shfl_xor_sync(0xffffffffu, s, 1);
-        s += __shfl_xor_sync(0xffffffffu, s, 2);
-      }
-      zacc[mt][h] = z;
-      sacc[mt][h] = s;
+      sum_group_lanes<kSquare>(zacc[mt][h], sacc[mt][h]);
       const int local = wc * 64 + mt * 16 + g + 8 * h;
       if (wr == 1 && t == 0) {
-        cross[local] = z;
-        cross[kWideCandidates + local] = s;
+        cross[local] = zacc[mt][h];
+        cross[kWideCandidates + local] = sacc[mt][h];
       }
     }
   }

@@ -90,6 +90,17 @@ __device__ __forceinline__ void weigh_exponents(float (&d)[4], const float (&bia
     s[1] = fmaf(p3 * p3, m1, fmaf(p2 * p2, m0, s[1]));
   }
 }
+// Sums z (and, for kSquare, s) over the four lanes of an MMA group (lanes 4 g .. 4 g + 3 hold
+// the same candidates over different rows), in a fixed order.
+template <bool kSquare>
+__device__ __forceinline__ void sum_group_lanes(float& z, float& s) {
+  z += __shfl_xor_sync(0xffffffffu, z, 1);
+  z += __shfl_xor_sync(0xffffffffu, z, 2);
+  if (kSquare) {
+    s += __shfl_xor_sync(0xffffffffu, s, 1);
+    s += __shfl_xor_sync(0xffffffffu, s, 2);
+  }
+}
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
