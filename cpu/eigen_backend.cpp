@@ -25,7 +25,8 @@ template <typename T>
 EigenBackend<T>::EigenBackend(int threads)
     : requested_threads_(threads),
       threads_(resolve_threads(threads)),
-      parallel_work_(parallel_work(threads_, idle_cores_now())),
+      idle_cores_(idle_cores_now()),
+      parallel_work_(parallel_work(threads_, idle_cores_)),
       simd_(best_simd_variant()) {}
 
 template <typename T>
@@ -46,7 +47,7 @@ void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d
   k_ = k;
   if (requested_threads_ == 0) {  // the default: a team the rows can keep busy
     threads_ = default_team_for_rows(resolve_threads(0), n);
-    parallel_work_ = parallel_work(threads_, idle_cores_now());
+    parallel_work_ = parallel_work(threads_, idle_cores_);
   }
   // Column-major so that each feature, and later each candidate column, is contiguous.
   x_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, n, d);

@@ -111,6 +111,7 @@ class EigenBackend final : public Backend<T> {
 
   int requested_threads_ = 0;  // trainer.threads as given; 0 = default_team_for_rows
   int threads_ = 0;
+  int idle_cores_ = 1;  // idle_cores_now() when the backend was made
   // From how many operations a parallel region takes all threads_ (cpu_threads.hpp).
   std::size_t parallel_work_ = 0;
   SimdVariant simd_ = SimdVariant::portable;
