@@ -60,6 +60,9 @@ void write_setup_section(std::ostringstream& md, const BenchSetup& setup, const 
        << any->result.candidates << " candidates ("
        << (any->result.candidates_stored ? "stored" : "computed on every pass") << ")\n";
   }
+  for (const BenchRun& run : runs)
+    if (!run.skipped && !run.failed && !run.result.basis_storage.empty())
+      md << "- " << run.backend << " run " << run.repeat << ": basis Q in " << run.result.basis_storage << "\n";
   md << fmt::format("- up to {} nodes, candidate pool {}, {}, seed {}, validation {:g}\n", setup.max_nodes, setup.pool,
                     setup.precision, setup.seed, setup.validation);
   md << "- every backend ran the same data, seed and settings, with validation patience off so that each grows "

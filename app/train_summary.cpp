@@ -100,6 +100,7 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
   std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,
               result.candidates_stored ? "stored" : "computed on every pass", result.candidate_storage_reason.c_str());
+  if (!result.basis_storage.empty()) std::printf("  basis Q: %s\n", result.basis_storage.c_str());
   if (result.linear_ridge >= 0)
     std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
                 result.linear_ridge);

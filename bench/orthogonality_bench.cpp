@@ -1,7 +1,8 @@
 // Loss of orthogonality of Q after a long float32 growth: ||Q^T Q - I|| and how often CGS projected twice.
 //
 //   orthogonality_bench [N] [D] [POOL] [NODES] [BACKEND] [THREADS] [WIDTHS]
-//   (defaults 8000 10 1500 2000 cpu 0 3)
+//   (defaults 8000 10 1500 2000 cpu 0 3; BACKEND cpu, gpu or gpu-half, the GPU with Q in half
+//   precision)
 //
 // Grows NODES nodes by OLS (dependency tolerance 1e-4, the trainer's default) on Friedman #1
 // with POOL candidate rows times WIDTHS widths (0.5, 1, 2, 4 ... times 2, the standardized
@@ -32,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 std::unique_ptr<rbf::model::Backend<float>> make(const std::string& which, int threads) {
   if (which == "cpu") return rbf::cpu::make_backend<float>(rbf::model::CpuOptions{threads});
   rbf::model::GpuOptions options;
+  if (which == "gpu-half") options.basis = rbf::model::GpuBasis::half;
   return rbf::gpu::make_backend<float>(rbf::gpu::open_context(options), options);
 }
 

@@ -114,6 +114,11 @@ class Backend {
     return "";
   }
 
+  // How the basis Q is held when not in the training precision, and why ("half precision on
+  // GPU 0: ..."); "" when it is (every CPU backend, and the GPU unless gpu/cuda_compact_basis.cpp
+  // applies).
+  virtual std::string basis_storage() const { return ""; }
+
   // Resets to the bias-only model: Q = [1/sqrt(n)], E = Y - mean(Y), and in one pass over
   // Phi_C: n_c = ||phi_c||^2, s_c = (q_0^T phi_c)^2, g_c = phi_c^T E. Clears used marks and
   // the validation columns.

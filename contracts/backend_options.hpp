@@ -9,6 +9,9 @@ namespace rbf::model {
 
 enum class BackendKind { cpu, gpu, auto_select };
 enum class GpuMemory { auto_select, device, mapped };
+// How the GPU holds the orthonormal basis Q: in the training precision, in half precision
+// (half the bytes, float32 training on one GPU only), or half only where full would not fit.
+enum class GpuBasis { auto_select, full, half };
 
 // "cpu", "gpu" or "auto", as the configuration and the logs spell them.
 inline std::string backend_name(BackendKind kind) {
@@ -37,6 +40,7 @@ struct GpuOptions {
   int device = 0;                   // CUDA device index
   double memory_budget_mb = 0.0;    // cap on the device memory the backend takes; 0 = 80% of free
   GpuMemory memory = GpuMemory::auto_select;  // where read-once inputs live (mapped on a Jetson)
+  GpuBasis basis = GpuBasis::auto_select;     // Q's storage (gpu/compact_basis_kernels.hpp)
 };
 
 }  // namespace rbf::model

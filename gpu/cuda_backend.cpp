@@ -94,6 +94,10 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   release_validation();
   for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_}) b->release();
   cgs_partial_.release();
+  qh_.release();
+  for (Buffer<float>* b : {&qh_scale_, &compact_partial_, &compact_encode_}) b->release();
+  compact_stats_.release();
+  compact_ = basis_set_ = false;
   results_.release();
   results_host_.release();
   n_ = npad_ = d_ = k_ = nodes_ = basis_capacity_ = 0;
@@ -146,6 +150,8 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   h_offset_ = kResultA + k;
   a_ready_ = false;
   ensure_basis_capacity(kInitialBasisColumns);
+  // Asked for, the compact basis is there from the start (else reserve_nodes decides).
+  if (options_.basis == model::GpuBasis::half && compact_allowed()) enter_compact_basis("as backend.gpu_basis asks");
   context_.synchronize();  // the staging vector goes out of scope; surface errors here
 }
 
@@ -284,6 +290,8 @@ std::size_t CudaBackend<T>::memory_bytes() const {
   for (const Buffer<double>* b : {&norm2_, &proj2_, &g_, &reduce_values_, &results_, &shard_scores_,
                                   &val_target_, &val_weight_, &val_offset_, &val_bias_})
     total += b->bytes();
+  for (const Buffer<float>* b : {&qh_scale_, &compact_partial_, &compact_encode_}) total += b->bytes();
+  total += qh_.bytes() + compact_stats_.bytes();
   return total + rows_.bytes() + used_.bytes() + reduce_indices_.bytes() + tickets_.bytes() + val_classes_.bytes();
 }
 

@@ -36,6 +36,7 @@ class CudaBackend final : public model::Backend<T> {
   model::StorageDecision candidate_storage() const override { return storage_; }
   void reserve_nodes(std::size_t nodes) override;
   std::string memory_shortfall(std::size_t nodes) const override;
+  std::string basis_storage() const override;
   void reset_to_bias(std::vector<double>& a) override;
   void mark_used(std::size_t c) override;
   model::Selection select_ols(double lambda, double tol) override;
@@ -98,7 +99,30 @@ class CudaBackend final : public model::Backend<T> {
   // Basis columns a growth to `nodes` nodes needs, and the device bytes those columns take
   // with what grows beside them (the projection history, the validation columns).
   std::size_t basis_columns_for(std::size_t nodes) const;
-  double growth_bytes(std::size_t columns) const;
+  // Bytes a basis of `columns` columns takes with what grows beside it, Q in float or compact.
+  double growth_bytes(std::size_t columns, bool compact) const;
+  double growth_bytes(std::size_t columns) const { return growth_bytes(columns, compact_); }
+  // The compact basis (cuda_compact_basis.cpp). Column j of Q as the float steps read it: in
+  // Q, or in compact mode one of the two float columns kept (the newest and CGS2's working one).
+  T* basis_column(std::size_t j) const {
+    return q_.get() + (compact_ ? j % 2 : j) * npad_;
+  }
+  // Whether this run may hold Q compactly (float32, one GPU, backend.gpu_basis not full), and
+  // why reserve_nodes should for a basis of `columns` columns ("" when it should not).
+  bool compact_allowed() const;
+  std::string compact_reason(std::size_t columns) const;
+  // Moves Q's columns so far into the compact form and keeps it from then on.
+  void enter_compact_basis(const std::string& reason);
+  // Grows the compact basis to `capacity` columns, keeping its columns so far.
+  void grow_compact_basis(std::size_t capacity);
+  // Encodes basis_column(j) as compact column j and replaces it by the decoded vector.
+  void store_basis_column(std::size_t j);
+  // CGS2 against the compact basis, both projections always (add_node's contract otherwise).
+  double compact_orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol, std::vector<double>& h);
+  // out[j + c * ldo] = q_j^T block_c for the basis columns j and count columns of block.
+  void basis_transpose_times(const T* block, int count, T* out, int ldo) const;
+  // Copies basis column j, decoded, to the host (n_ values).
+  void copy_basis_column(std::size_t j, T* host) const;
   void ensure_validation_capacity(std::size_t columns);
   // Lazy CGS2 (cuda_orthogonalize.cpp) applies: one device, few enough outputs to fold a = q^T E
   // into CGS's pass.
@@ -209,6 +233,15 @@ class CudaBackend final : public model::Backend<T> {
   std::size_t nodes_ = 0, basis_capacity_ = 0;
   std::size_t planned_columns_ = 0;  // reserve_nodes' basis size: doubling stops there
   Buffer<T> q_, h_, a_;
+  // Compact basis (gpu/compact_basis_kernels.hpp): Q's columns as half codes (npad_ x
+  // basis_capacity_) with a scale each; q_ then has two columns (basis_column). Its scratch:
+  // the projection's partial sums, the encoding factor, and phi's, u's and the store's sums.
+  bool compact_ = false;
+  std::string compact_reason_;  // why (basis_storage)
+  Buffer<unsigned short> qh_;
+  Buffer<float> qh_scale_, compact_partial_, compact_encode_;
+  Buffer<double> compact_stats_;
+  bool basis_set_ = false;  // Q holds a basis (after reset_to_bias or import_state)
   // CGS's second projection: partial sums per row chunk, and a ticket per column group.
   Buffer<T> cgs_partial_;
   std::size_t reorthogonalizations_ = 0;  // CGS calls that projected twice

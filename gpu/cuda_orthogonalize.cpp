@@ -82,13 +82,14 @@ double CudaBackend<T>::add_node_at(const T* center, T width, double tol, std::ve
 template <typename T>
 double CudaBackend<T>::orthogonalize(const T* phi, const T* h1, unsigned char* mark, double tol,
                                      std::vector<double>& h) {
+  if (compact_) return compact_orthogonalize(phi, h1, mark, tol, h);
   const cudaStream_t stream = context_.stream();
   const cublasHandle_t blas = context_.blas();
   const T* one = constants_.get();
   const T* zero = constants_.get() + 1;
   const int npad = as_int(npad_);
   const int cols = as_int(nodes_ + 1);
-  T* u = q_.get() + (nodes_ + 1) * npad_;
+  T* u = basis_column(nodes_ + 1);
   T* h2 = h_.get() + basis_capacity_;
   if (h1 == nullptr) {
     settle_basis();  // the product needs Q as it is
@@ -157,7 +158,7 @@ double CudaBackend<T>::take_cgs_results(std::vector<double>& h) {
 
 template <typename T>
 bool CudaBackend<T>::lazy_cgs() const {
-  return !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
+  return !compact_ && !sharded() && k_ <= static_cast<std::size_t>(kMaxFusedOutputs);
 }
 
 template <typename T>
@@ -190,9 +191,12 @@ std::size_t CudaBackend<T>::basis_columns_for(std::size_t nodes) const {
 }
 
 template <typename T>
-double CudaBackend<T>::growth_bytes(std::size_t columns) const {
-  // Per basis column: Q's rows, the projection history's candidates, a validation column.
-  return static_cast<double>(columns) * static_cast<double>(npad_ + candidates_ + nvpad_) * sizeof(T);
+double CudaBackend<T>::growth_bytes(std::size_t columns, bool compact) const {
+  // Per basis column: Q's rows (half codes when compact), the projection history's
+  // candidates, a validation column.
+  const double q_row = compact ? 2.0 : static_cast<double>(sizeof(T));
+  return static_cast<double>(columns) *
+         (static_cast<double>(npad_) * q_row + static_cast<double>(candidates_ + nvpad_) * sizeof(T));
 }
 
 template <typename T>
@@ -205,6 +209,10 @@ void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
   RBF_CUDA_CHECK(preload_column_kernel<T>());
   const std::size_t columns = basis_columns_for(nodes);
   planned_columns_ = columns;
+  if (!compact_) {
+    const std::string reason = compact_reason(columns);
+    if (!reason.empty()) enter_compact_basis(reason);
+  }
   if (columns <= basis_capacity_) return;
   // The whole growth's basis now, where it fits with a tenth of the free memory to spare:
   // then the growth cannot run out of it half-way. Where it does not fit, memory_shortfall
@@ -218,13 +226,16 @@ template <typename T>
 std::string CudaBackend<T>::memory_shortfall(std::size_t nodes) const {
   const std::size_t columns = basis_columns_for(nodes);
   if (columns <= basis_capacity_ && (nv_ == 0 || columns <= val_capacity_)) return "";
-  // With the tenth of the free memory reserve_nodes keeps for everything else.
-  const double need = growth_bytes(columns), free = static_cast<double>(context_.free_memory());
+  // With the tenth of the free memory reserve_nodes keeps for everything else, and Q as compact
+  // as this run allows (reserve_nodes would have made it compact had that fitted).
+  const bool compact = compact_ || compact_allowed();
+  const double need = growth_bytes(columns, compact), free = static_cast<double>(context_.free_memory());
   if (need <= kBasisShareOfFree * free) return "";
-  const double per_column = growth_bytes(1);
+  const double per_column = growth_bytes(1, compact);
   const double fit = std::floor(kBasisShareOfFree * free / per_column) - 2.0;
   return "needs " + model::memory_text(need) + " on GPU " + std::to_string(context_.device()) + " (" +
-         context_.properties().name + ") for the basis Q, which grows with rows x nodes, and what grows beside it, "
+         context_.properties().name + ") for the basis Q" + (compact ? " in half precision" : "") +
+         ", which grows with rows x nodes, and what grows beside it, "
          "but only " + model::memory_text(kBasisShareOfFree * free) + " of the " + model::memory_text(free) +
          " free may hold it: at most " +
          std::to_string(static_cast<long long>(std::max(0.0, fit))) + " nodes fit";
@@ -237,12 +248,16 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   // Doubling, but never past the growth's planned size (reserve_nodes) once it is reached.
   std::size_t capacity = std::max(columns, 2 * basis_capacity_);
   if (planned_columns_ >= columns) capacity = std::min(capacity, planned_columns_);
-  Buffer<T> q(context_, npad_ * capacity, Placement::device,
-              "the orthonormal basis Q (" + std::to_string(capacity) + " columns)");
-  if (!q_.empty())
-    RBF_CUDA_CHECK(cudaMemcpyAsync(q.get(), q_.get(), (nodes_ + 1) * npad_ * sizeof(T),
-                                   cudaMemcpyDeviceToDevice, context_.stream()));
-  q_ = std::move(q);
+  if (compact_) {
+    grow_compact_basis(capacity);  // q_ keeps its two float columns
+  } else {
+    Buffer<T> q(context_, npad_ * capacity, Placement::device,
+                "the orthonormal basis Q (" + std::to_string(capacity) + " columns)");
+    if (!q_.empty())
+      RBF_CUDA_CHECK(cudaMemcpyAsync(q.get(), q_.get(), (nodes_ + 1) * npad_ * sizeof(T),
+                                     cudaMemcpyDeviceToDevice, context_.stream()));
+    q_ = std::move(q);
+  }
   if (!history_.empty()) {
     Buffer<T> z(context_, candidates_ * capacity, Placement::device, "the projection history");
     RBF_CUDA_CHECK(cudaMemcpy2DAsync(z.get(), capacity * sizeof(T), history_.get(),
@@ -251,8 +266,9 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
     history_ = std::move(z);
   }
   h_ = Buffer<T>(context_, 2 * capacity, Placement::device, "CGS2 coefficients");
-  cgs_partial_ = Buffer<T>(context_, static_cast<std::size_t>(cgs_blocks(as_int(npad_))) * capacity,
-                           Placement::device, "CGS2 partial sums");
+  if (!compact_)
+    cgs_partial_ = Buffer<T>(context_, static_cast<std::size_t>(cgs_blocks(as_int(npad_))) * capacity,
+                             Placement::device, "CGS2 partial sums");
   // The results keep their values (a after add_node) across the growth.
   Buffer<double> results(context_, h_offset_ + capacity, Placement::device, "call results");
   if (!results_.empty())
@@ -272,7 +288,7 @@ void CudaBackend<T>::ensure_basis_capacity(std::size_t columns) {
   template void CudaBackend<T>::reserve_nodes(std::size_t);                                                       \
   template std::string CudaBackend<T>::memory_shortfall(std::size_t) const;                                       \
   template std::size_t CudaBackend<T>::basis_columns_for(std::size_t) const;                                      \
-  template double CudaBackend<T>::growth_bytes(std::size_t) const;                                                \
+  template double CudaBackend<T>::growth_bytes(std::size_t, bool) const;                                              \
   template bool CudaBackend<T>::lazy_cgs() const;                                                                  \
   template void CudaBackend<T>::queue_lazy_cgs(const T*, const T*, unsigned char*, double);                        \
   template double CudaBackend<T>::take_cgs_results(std::vector<double>&);                                          \

@@ -62,10 +62,12 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   val_columns_ = 0;  // validation columns belong to the nodes, which start over
   selection_ready_ = false;
   a_ready_ = false;
-  T* q0 = q_.get();
+  T* q0 = basis_column(0);
   // Normalized over all rows (a shard holds some of them).
   const double q0_value = 1.0 / std::sqrt(static_cast<double>(total_rows()));
   RBF_CUDA_CHECK(launch_fill_prefix(q0, npad, as_int(n_), static_cast<T>(q0_value), stream));
+  if (compact_) store_basis_column(0);  // q0 becomes its decoded code, as every column
+  basis_set_ = true;
   // E = Y - q0 (q0^T Y), with ||E||^2 and a = q0^T Y in the results.
   RBF_CUDA_CHECK(cudaMemcpyAsync(e_.get(), y_.get(), npad_ * k_ * sizeof(T), cudaMemcpyDefault, stream));
   RBF_CUBLAS_CHECK(blas::gemv(blas, CUBLAS_OP_T, npad, k, one, e_.get(), npad, q0, zero, a_.get()));
@@ -121,7 +123,7 @@ double CudaBackend<T>::update(bool statistics, std::vector<double>& a) {
   require_candidates("update");
   const cudaStream_t stream = context_.stream();
   const int npad = as_int(npad_), k = as_int(k_);
-  const T* q = q_.get() + nodes_ * npad_;
+  const T* q = basis_column(nodes_);
   // Lazy CGS2 left column nodes_ unfinished: the pass reads its u and corrects z from the
   // history (complete up to this column), and E's update waits for the next CGS pass.
   const bool lazy = pending_ && statistics && history_columns_ == nodes_ && last_request_.mode != kSelectMaxResidual;
@@ -257,9 +259,7 @@ void CudaBackend<T>::revive_dependents() {
   const int npad = as_int(npad_), basis = as_int(nodes_ + 1), k = as_int(k_);
   const int ldg = as_int(candidates_);
   for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
-    RBF_CUBLAS_CHECK(blas::gemm(context_.blas(), CUBLAS_OP_T, CUBLAS_OP_N, basis, as_int(count), npad,
-                                constants_.get(), q_.get(), npad, block, npad, constants_.get() + 1,
-                                history_.get() + first * basis_capacity_, as_int(basis_capacity_)));
+    basis_transpose_times(block, as_int(count), history_.get() + first * basis_capacity_, as_int(basis_capacity_));
     RBF_CUBLAS_CHECK(blas::gemm(context_.blas(), CUBLAS_OP_T, CUBLAS_OP_N, as_int(count), k, npad,
                                 constants_.get(), block, npad, e_.get(), npad, constants_.get() + 1,
                                 gq_.get() + candidates_ + first, ldg));

@@ -25,7 +25,12 @@ void CudaBackend<T>::export_state(model::BackendState<T>& st) const {
                                      rows * sizeof(T), cols, cudaMemcpyDeviceToHost, stream));
   };
   st.basis = basis;
-  copy_columns(q_.get(), npad_, n_, basis, st.q);
+  if (compact_) {
+    st.q.assign(n_ * basis, T(0));
+    for (std::size_t j = 0; j < basis; ++j) copy_basis_column(j, st.q.data() + j * n_);
+  } else {
+    copy_columns(q_.get(), npad_, n_, basis, st.q);
+  }
   copy_columns(e_.get(), npad_, n_, k_, st.e);
   st.val_columns = val_columns_;
   copy_columns(phi_val_.get(), nvpad_, nv_, nv_ > 0 ? val_columns_ : 0, st.phi_val);
@@ -67,7 +72,17 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
     RBF_CUDA_CHECK(cudaMemcpy2DAsync(dst, ld * sizeof(T), src.data(), rows * sizeof(T),
                                      rows * sizeof(T), cols, cudaMemcpyHostToDevice, stream));
   };
-  copy_columns(st.q, n_, st.basis, q_.get(), npad_);
+  if (compact_) {  // each column encoded as it arrives
+    for (std::size_t j = 0; j < st.basis; ++j) {
+      // The padding rows of the working column are zero, as CGS leaves them.
+      RBF_CUDA_CHECK(cudaMemcpyAsync(basis_column(j), st.q.data() + j * n_, n_ * sizeof(T), cudaMemcpyHostToDevice,
+                                     stream));
+      store_basis_column(j);
+    }
+  } else {
+    copy_columns(st.q, n_, st.basis, q_.get(), npad_);
+  }
+  basis_set_ = true;
   copy_columns(st.e, n_, k_, e_.get(), npad_);
   if (nv_ > 0 && st.val_columns > val_capacity_) {
     const std::size_t capacity = std::max(kInitialValidationColumns, st.val_columns);
@@ -93,11 +108,8 @@ void CudaBackend<T>::import_state(const model::BackendState<T>& st) {
   for (T v : st.e) residual_norm2_ += static_cast<double>(v) * static_cast<double>(v);
   // Rebuild the projection history z_cj = q_j^T phi_c in one pass (history^T = Q^T Phi_C), so
   // CGS keeps taking its first projection from the history after a migration.
-  const int npad = as_int(npad_), basis = as_int(st.basis);
   for_each_tile([&](const T* block, std::size_t first, std::size_t count) {
-    RBF_CUBLAS_CHECK(blas::gemm(context_.blas(), CUBLAS_OP_T, CUBLAS_OP_N, basis, as_int(count), npad,
-                                constants_.get(), q_.get(), npad, block, npad, constants_.get() + 1,
-                                history_.get() + first * basis_capacity_, as_int(basis_capacity_)));
+    basis_transpose_times(block, as_int(count), history_.get() + first * basis_capacity_, as_int(basis_capacity_));
   });
   sum_over_shards(history_.get(), candidates_ * basis_capacity_);
   history_columns_ = st.basis;

@@ -23,6 +23,7 @@ GpuOptions gpu_options(const BackendConfig& backend) {
   options.device = first_gpu_device(backend);  // a sharded run refines on its first device
   options.memory_budget_mb = backend.gpu_memory_budget_mb;
   options.memory = backend.gpu_memory;
+  options.basis = backend.gpu_basis;
   return options;
 }
 

@@ -114,6 +114,7 @@ struct BackendConfig {
   std::vector<int> gpu_devices;
   double gpu_memory_budget_mb = 0.0;  // 0 = 80% of free device memory
   GpuMemory gpu_memory = GpuMemory::auto_select;
+  GpuBasis gpu_basis = GpuBasis::auto_select;  // Q in full or half precision on the GPU
   // auto: the switch's cost model; each 0 = take it from this machine's calibration
   // (cached per host and device, `rbfnet calibrate` redoes it).
   double gpu_overhead_ms = 0.0;     // fixed GPU cost per iteration (launches, synchronizations), ms

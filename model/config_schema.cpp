@@ -147,6 +147,9 @@ void add_backend_fields(std::vector<Field>& f) {
       "backend", "gpu_memory", member(&C::backend, &BackendConfig::gpu_memory),
       std::vector<Choice<GpuMemory>>{
           {GpuMemory::auto_select, "auto"}, {GpuMemory::device, "device"}, {GpuMemory::mapped, "mapped"}}));
+  f.push_back(choice_field(
+      "backend", "gpu_basis", member(&C::backend, &BackendConfig::gpu_basis),
+      std::vector<Choice<GpuBasis>>{{GpuBasis::auto_select, "auto"}, {GpuBasis::full, "full"}, {GpuBasis::half, "half"}}));
   f.push_back(real_field("backend", "gpu_overhead_ms", member(&C::backend, &BackendConfig::gpu_overhead_ms),
                          RealRange{0.0, false, kNoLimit, false}));
   f.push_back(real_field("backend", "gpu_bandwidth_gbs", member(&C::backend, &BackendConfig::gpu_bandwidth_gbs),

@@ -30,6 +30,7 @@ class ForwardingBackend : public Backend<T> {
   StorageDecision candidate_storage() const override { return inner_->candidate_storage(); }
   void reserve_nodes(std::size_t nodes) override { inner_->reserve_nodes(nodes); }
   std::string memory_shortfall(std::size_t nodes) const override { return inner_->memory_shortfall(nodes); }
+  std::string basis_storage() const override { return inner_->basis_storage(); }
   void reset_to_bias(std::vector<double>& a) override { inner_->reset_to_bias(a); }
   void mark_used(std::size_t c) override { inner_->mark_used(c); }
   Selection select_ols(double lambda, double tol) override { return inner_->select_ols(lambda, tol); }

@@ -391,6 +391,7 @@ TrainResult GrowthRun<T>::run() {
       write_checkpoint(elapsed());
   }
   result.seconds = ms_since(loop_start) / 1000.0;
+  result.basis_storage = backend_->basis_storage();  // the backend that grew the last nodes
   finish(result, elapsed());
   if (!result.interrupted) choose_output_ridge(result, classify);
   if (config_.refine.at_end && !result.interrupted && !refine_at_end(result, classify)) {

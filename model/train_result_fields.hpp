@@ -91,6 +91,7 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
   v.field("candidates", r.candidates);
   v.field("candidates_stored", r.candidates_stored);
   v.field("candidate_storage_reason", r.candidate_storage_reason);
+  v.field("basis_storage", r.basis_storage);
   v.field("sigma0", r.sigma0);
   v.field("output_ridge", r.output_ridge);  // the saved weights' penalty; 0 = least squares
   optional_number(v, "linear_ridge", r.linear_ridge >= 0, r.linear_ridge);

@@ -71,6 +71,7 @@ struct TrainResult {
   std::size_t train_rows = 0, validation_rows = 0, candidates = 0;
   bool candidates_stored = true;
   std::string candidate_storage_reason;  // why, from contracts/candidate_storage.hpp's rule
+  std::string basis_storage;  // Q held other than in the training precision, and why; "" if not
   double sigma0 = 0;
   double final_train_rmse = 0;  // standardized, at the kept node count (what stopping.goal compares)
   double best_val_rmse = -1;    // at the kept node count; -1 without validation

@@ -148,7 +148,8 @@ class OneShardBackend final : public rbf::model::ForwardingBackend<T> {
 // "cpu", "gpu", or "cpu one shard" / "gpu one shard" (the backend as the one shard of a
 // group), "cpu 3 shards" / "gpu 3 shards" (three shards in one ShardedBackend, the GPU's all
 // on device 0), "gpu 2 devices" (one shard on each of devices 0 and 1, through NCCL), "gpu nccl" (the GPU
-// backend as one shard through NCCL on device 0).
+// backend as one shard through NCCL on device 0), "gpu half basis" (one GPU holding Q in half
+// precision, backend.gpu_basis: half).
 template <typename T>
 std::unique_ptr<Backend<T>> make(const std::string& which,
                                  rbf::model::GpuMemory memory = rbf::model::GpuMemory::auto_select) {
@@ -163,6 +164,7 @@ std::unique_ptr<Backend<T>> make(const std::string& which,
   }
   rbf::model::GpuOptions options;
   options.memory = memory;
+  if (which == "gpu half basis") options.basis = rbf::model::GpuBasis::half;
   if (which == "gpu 2 devices") {  // devices 0 and 1, summing through NCCL
     std::vector<typename rbf::model::ShardedBackend<T>::Factory> factories;
     for (const int device : {0, 1})

@@ -56,6 +56,7 @@ class RBFNetBase(BaseEstimator):
         gpu_devices=None,
         gpu_memory_budget_mb=0.0,
         gpu_memory="auto",
+        gpu_basis="auto",
         gpu_overhead_ms=0.0,
         gpu_bandwidth_gbs=0.0,
         gpu_gflops=0.0,
@@ -100,6 +101,7 @@ class RBFNetBase(BaseEstimator):
         self.gpu_devices = gpu_devices
         self.gpu_memory_budget_mb = gpu_memory_budget_mb
         self.gpu_memory = gpu_memory
+        self.gpu_basis = gpu_basis
         self.gpu_overhead_ms = gpu_overhead_ms
         self.gpu_bandwidth_gbs = gpu_bandwidth_gbs
         self.gpu_gflops = gpu_gflops

@@ -50,6 +50,7 @@ PARAMS = (
     Param("gpu_devices", "backend.gpu_devices", None),
     Param("gpu_memory_budget_mb", "backend.gpu_memory_budget_mb", 0.0),
     Param("gpu_memory", "backend.gpu_memory", "auto"),
+    Param("gpu_basis", "backend.gpu_basis", "auto"),
     Param("gpu_overhead_ms", "backend.gpu_overhead_ms", 0.0),
     Param("gpu_bandwidth_gbs", "backend.gpu_bandwidth_gbs", 0.0),
     Param("gpu_gflops", "backend.gpu_gflops", 0.0),
