@@ -13,9 +13,16 @@ namespace rbf::gpu {
 inline constexpr std::size_t kInitialValidationColumns = 64;
 // Headroom kept free when deciding to store Phi_C, for Q to grow (columns of N values).
 inline constexpr std::size_t kBasisHeadroomColumns = 128;
-// Share of the free device memory a growth's planned basis may take (reserve_nodes,
-// memory_shortfall); the rest stays for the refinement's and the passes' scratch.
-inline constexpr double kBasisShareOfFree = 0.9;
+// The free device memory a growth's planned basis may take (reserve_nodes, memory_shortfall):
+// all but a reserve for the passes' scratch, which is bounded (matrix-free tiles and decoded
+// basis columns take at most 256 MiB each; refinement sizes its chunks by what is free then),
+// and the libraries' workspaces. The reserve is a tenth of the free memory but at most 2 GiB, or
+// 2% where that is more: on a 141 GB card a tenth would keep 10 GiB from the basis for scratch
+// that needs one.
+inline double basis_room(double free_bytes) {
+  constexpr double kFixedReserve = 2.0 * 1024 * 1024 * 1024;
+  return free_bytes - std::min(0.1 * free_bytes, std::max(kFixedReserve, 0.02 * free_bytes));
+}
 
 // Defined here, not in a .cpp, so each file whose pass calls it can instantiate it.
 template <typename T>

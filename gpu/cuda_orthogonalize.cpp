@@ -214,10 +214,10 @@ void CudaBackend<T>::reserve_nodes(std::size_t nodes) {
     if (!reason.empty()) enter_compact_basis(reason);
   }
   if (columns <= basis_capacity_) return;
-  // The whole growth's basis now, where it fits with a tenth of the free memory to spare:
+  // The whole growth's basis now, where it fits with basis_room's reserve to spare:
   // then the growth cannot run out of it half-way. Where it does not fit, memory_shortfall
   // says so before the growth starts.
-  if (growth_bytes(columns) > kBasisShareOfFree * static_cast<double>(context_.free_memory())) return;
+  if (growth_bytes(columns) > basis_room(static_cast<double>(context_.free_memory()))) return;
   ensure_basis_capacity(columns);
   if (nv_ > 0) ensure_validation_capacity(columns);
 }
@@ -226,17 +226,18 @@ template <typename T>
 std::string CudaBackend<T>::memory_shortfall(std::size_t nodes) const {
   const std::size_t columns = basis_columns_for(nodes);
   if (columns <= basis_capacity_ && (nv_ == 0 || columns <= val_capacity_)) return "";
-  // With the tenth of the free memory reserve_nodes keeps for everything else, and Q as compact
+  // With the reserve reserve_nodes keeps for everything else (basis_room), and Q as compact
   // as this run allows (reserve_nodes would have made it compact had that fitted).
   const bool compact = compact_ || compact_allowed();
   const double need = growth_bytes(columns, compact), free = static_cast<double>(context_.free_memory());
-  if (need <= kBasisShareOfFree * free) return "";
+  const double room = basis_room(free);
+  if (need <= room) return "";
   const double per_column = growth_bytes(1, compact);
-  const double fit = std::floor(kBasisShareOfFree * free / per_column) - 2.0;
+  const double fit = std::floor(room / per_column) - 2.0;
   return "needs " + model::memory_text(need) + " on GPU " + std::to_string(context_.device()) + " (" +
          context_.properties().name + ") for the basis Q" + (compact ? " in half precision" : "") +
          ", which grows with rows x nodes, and what grows beside it, "
-         "but only " + model::memory_text(kBasisShareOfFree * free) + " of the " + model::memory_text(free) +
+         "but only " + model::memory_text(room) + " of the " + model::memory_text(free) +
          " free may hold it: at most " +
          std::to_string(static_cast<long long>(std::max(0.0, fit))) + " nodes fit";
 }
