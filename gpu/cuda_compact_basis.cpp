@@ -38,7 +38,8 @@ std::string CudaBackend<T>::compact_reason(std::size_t columns) const {
   if (options_.basis == model::GpuBasis::half) return "as backend.gpu_basis asks";
   // auto: only where the float basis would not fit with basis_room's reserve to spare.
   const double need = growth_bytes(columns, false);
-  const double room = basis_room(static_cast<double>(context_.free_memory()));
+  // The float basis allocated so far would be replaced, so its bytes count as free.
+  const double room = basis_room(static_cast<double>(context_.free_memory() + q_.bytes()));
   if (need <= room) return "";
   return "as Q in float32 would need " + model::memory_text(need) + " there and " + model::memory_text(room) +
          " may hold it (backend.gpu_basis: auto)";
