@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -167,8 +168,19 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
       stop.store(true);
     }
   };
+  // At log level info (verbose=1) a progress line at most every second, as the CLI's.
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto last_progress = started;
   options.on_iteration = [&](const model::IterationRecord& rec) {
     records.push_back(rec);
+    const auto now = Clock::now();
+    if (spdlog::should_log(spdlog::level::info) && now - last_progress >= std::chrono::seconds(1)) {
+      last_progress = now;
+      spdlog::info("growing: {} nodes, training RMSE {:.4g} (standardized), {} validation, {:.1f} s", rec.nodes,
+                   rec.train_rmse, rec.val_rmse >= 0 ? fmt::format("RMSE {:.4g}", rec.val_rmse) : std::string("no"),
+                   std::chrono::duration<double>(now - started).count());
+    }
     check_signals();
   };
   options.on_fold_iteration = [&](const model::IterationRecord&) { check_signals(); };

@@ -12,6 +12,44 @@ from ._params import params_from_values, settings
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
+def _columns_by_name(estimator, X):
+    """For a model loaded from a file: X's columns in the order the model was trained on, when
+    both have names. A DataFrame whose columns are the training features in another order, or
+    with more columns, is reordered (extra columns are left out), and one that lacks a feature
+    is an error. Files travel to code whose column order differs; without this a loaded model
+    read swapped columns as they came and predicted wrong values silently. A model fitted in
+    this session follows scikit-learn, whose validation refuses another order."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if not getattr(estimator, "_loaded_from_file", False) or names is None or columns is None:
+        return X
+    if not all(isinstance(c, str) for c in columns):
+        return X
+    names = [str(n) for n in names]
+    if list(columns) == names:
+        return X
+    present = set(columns)
+    missing = [n for n in names if n not in present]
+    if missing:
+        raise ValueError(
+            "X lacks the column%s %s that the model was trained on (it has %s)"
+            % ("s" if len(missing) > 1 else "", ", ".join(repr(n) for n in missing[:10]),
+               ", ".join(repr(c) for c in list(columns)[:10]) + (" ..." if len(columns) > 10 else ""))
+        )
+    return X[names]
+
+
+def target_names(y, default):
+    """y's column names: a Series' name, a DataFrame's columns, else `default`."""
+    name = getattr(y, "name", None)
+    if name is not None and getattr(y, "ndim", 1) == 1:
+        return [str(name)]
+    columns = getattr(y, "columns", None)
+    if columns is not None and len(columns) == len(default):
+        return [str(c) for c in columns]
+    return default
+
+
 class RBFNetBase(BaseEstimator):
     """Parameters: see docs/PYTHON.md; each mirrors the config key of configs/default.yaml."""
 
@@ -63,6 +101,9 @@ class RBFNetBase(BaseEstimator):
         migration_fixed_ms=0.0,
         migration_gbs=0.0,
         log_level="warn",
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
     ):
         self.max_nodes = max_nodes
         self.validation = validation
@@ -108,6 +149,9 @@ class RBFNetBase(BaseEstimator):
         self.migration_fixed_ms = migration_fixed_ms
         self.migration_gbs = migration_gbs
         self.log_level = log_level
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # ---- training ----
 
@@ -117,6 +161,7 @@ class RBFNetBase(BaseEstimator):
         if names is None:
             names = ["x%d" % j for j in range(X.shape[1])]
         y = np.ascontiguousarray(y, dtype=np.float64)
+        self._loaded_from_file = False  # trained here now: scikit-learn's column rule
         network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self))
         self._set_network(network)
         self.history_ = {k: (np.array(v, dtype=str) if isinstance(v, list) else v) for k, v in history.items()}
@@ -137,7 +182,7 @@ class RBFNetBase(BaseEstimator):
     def _scores(self, X):
         """Raw network outputs (n, k) for validated X."""
         check_is_fitted(self, "network_")
-        X = validate_data(self, X, dtype=FLOAT_DTYPES, order="C", reset=False)
+        X = validate_data(self, _columns_by_name(self, X), dtype=FLOAT_DTYPES, order="C", reset=False)
         return self.network_.predict(X)
 
     # ---- model files ----
@@ -164,6 +209,11 @@ class RBFNetBase(BaseEstimator):
         estimator = cls(**params)
         estimator._set_network(network)
         estimator.n_features_in_ = network.inputs
+        names = [str(n) for n in network.feature_names]
+        # Arrays without names were trained as x0, x1, ...: such a model has no feature names.
+        if names and names != ["x%d" % j for j in range(network.inputs)]:
+            estimator.feature_names_in_ = np.array(names, dtype=object)
+        estimator._loaded_from_file = True
         estimator.history_ = None
         estimator.fit_summary_ = None
         return estimator

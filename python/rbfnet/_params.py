@@ -61,6 +61,43 @@ PARAMS = (
 )
 
 
+# scikit-learn's names for settings the table above already has: None leaves them to the
+# table's parameter; given, they win. random_state -> seed, n_jobs -> threads (None and -1:
+# every core, -2: all but one, ...), verbose -> log_level (1: info, with a progress line every
+# second of growth; 2: debug).
+SKLEARN_PARAMS = (
+    Param("random_state", "data.seed", None),
+    Param("n_jobs", "trainer.threads", None),
+    Param("verbose", "logging.level", 0),
+)
+
+
+def _seed(random_state):
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError("random_state must be None, an integer or a numpy RandomState, got %r" % (random_state,))
+
+
+def _threads(n_jobs):
+    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError("n_jobs must be None or a non-zero integer (-1: every core), got %r" % (n_jobs,))
+    if n_jobs > 0:
+        return int(n_jobs)
+    import os
+
+    return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs)) if n_jobs < -1 else 0
+
+
+def _log_level(verbose, log_level):
+    if not isinstance(verbose, (int, np.integer)) or isinstance(verbose, bool) or verbose < 0:
+        raise ValueError("verbose must be an integer >= 0, got %r" % (verbose,))
+    if verbose >= 2:
+        return "debug"
+    return "info" if verbose == 1 else log_level
+
+
 def _text(value):
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
@@ -74,6 +111,12 @@ def settings(estimator):
     out = []
     for p in PARAMS:
         value = getattr(estimator, p.name)
+        if p.name == "seed" and getattr(estimator, "random_state", None) is not None:
+            value = _seed(estimator.random_state)
+        elif p.name == "threads" and getattr(estimator, "n_jobs", None) is not None:
+            value = _threads(estimator.n_jobs)
+        elif p.name == "log_level":
+            value = _log_level(getattr(estimator, "verbose", 0), value)
         if value is None:
             continue  # the key's default: no value
         if isinstance(value, (list, tuple, np.ndarray)):

@@ -3,7 +3,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import FLOAT_DTYPES, RBFNetBase
+from ._base import FLOAT_DTYPES, RBFNetBase, target_names
 from ._compat import validate_data
 
 
@@ -33,6 +33,7 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
     _task = "classification"
 
     def fit(self, X, y):
+        given = y
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", ensure_min_samples=2)
         check_classification_targets(y)
         classes, indices = np.unique(y, return_inverse=True)
@@ -42,7 +43,7 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         if len(set(names)) != len(names):
             raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
         self.classes_ = classes
-        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, ["class"])
+        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]))
 
     def predict(self, X):
         """The class with the largest score (ties: the first class), as `rbfnet predict` says."""

@@ -2,7 +2,7 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ._base import FLOAT_DTYPES, RBFNetBase
+from ._base import FLOAT_DTYPES, RBFNetBase, target_names
 from ._compat import validate_data
 
 
@@ -22,12 +22,13 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
     _task = "regression"
 
     def fit(self, X, y):
+        given = y
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", multi_output=True, y_numeric=True,
                              ensure_min_samples=2)
         self._y_2d = y.ndim == 2
         y2 = y.reshape(len(y), -1)
         names = ["y"] if y2.shape[1] == 1 and not self._y_2d else ["y%d" % j for j in range(y2.shape[1])]
-        return self._train(X, y2, [], names)
+        return self._train(X, y2, [], target_names(given, names))
 
     def predict(self, X):
         """Predicted targets, (n,) or (n, k) like the y it was fitted on."""

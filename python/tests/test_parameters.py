@@ -7,7 +7,7 @@ import pytest
 
 from rbfnet import RBFNetClassifier, RBFNetRegressor
 from rbfnet._native import native
-from rbfnet._params import PARAMS, params_from_values
+from rbfnet._params import PARAMS, SKLEARN_PARAMS, params_from_values
 
 # Keys with no parameter, and why: the arrays replace the CSV files and their reading options, the
 # estimator's class is the task, save() replaces output.*, history_ the iteration log.
@@ -30,7 +30,7 @@ def test_every_training_key_has_a_parameter():
 def test_init_signature_matches_the_table(cls):
     signature = inspect.signature(cls.__init__).parameters
     defaults = {name: p.default for name, p in signature.items() if name != "self"}
-    assert defaults == {p.name: p.default for p in PARAMS}
+    assert defaults == {p.name: p.default for p in PARAMS + SKLEARN_PARAMS}
     assert cls().get_params() == defaults
 
 
@@ -69,7 +69,7 @@ def test_parameters_reach_the_trainer(friedman):
     assert model.fit_summary_["validation_rows"] == 0
     assert model.fit_summary_["candidates"] == len(X)  # every row, one width
     recorded = params_from_values(native.config_values(model.network_.config_yaml))
-    assert recorded == model.get_params()
+    assert recorded == {p.name: v for p, v in ((p, model.get_params()[p.name]) for p in PARAMS)}
 
 
 def test_refit_grows_the_kept_node_count_on_every_row(friedman):
