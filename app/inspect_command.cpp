@@ -98,6 +98,11 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
     json.null();  // no Gaussians, so no widths (not widths of 0)
   }
   const model::Provenance& p = net.provenance;
+  json.key("proba_scale");  // classification: the probabilities' scale; null without one
+  if (net.proba_scale > 0)
+    json.value(net.proba_scale);
+  else
+    json.null();
   json.key("provenance").begin_object();
   json.key("rbfnet_version").value(p.rbfnet_version);
   json.key("created_utc").value(p.created_utc);
@@ -126,6 +131,13 @@ void print_text(const std::string& path, const model::Network& net, const WidthS
                 net.linear.empty() ? "its bias alone" : "its linear terms and bias");
 
   print_linear_terms(net);
+  if (net.task == data::Task::classification) {
+    if (net.proba_scale > 0)
+      std::printf("  probabilities: softmax of %.6g x the class scores\n", net.proba_scale);
+    else
+      std::printf("  probabilities: the class scores clipped at 0 and normalized (a model from before the "
+                  "probability scale)\n");
+  }
   const model::Provenance& p = net.provenance;
   std::printf("  trained by rbfnet %s on %s at %s\n", p.rbfnet_version.c_str(), p.backend.c_str(),
               p.created_utc.c_str());

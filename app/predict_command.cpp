@@ -41,7 +41,7 @@ std::vector<std::string> prediction_cells(const model::Network& net, const data:
     for (std::size_t i = 0; i < ds.rows; ++i) cells[i] = csv_field(net.class_names[classes[i]]);
     if (!proba) return cells;
     for (const std::string& name : net.class_names) header += "," + csv_field("proba_" + name);
-    const std::vector<double> p = model::class_probabilities(out.data(), ds.rows, net.outputs);
+    const std::vector<double> p = model::class_probabilities(out.data(), ds.rows, net.outputs, net.proba_scale);
     for (std::size_t i = 0; i < ds.rows; ++i)
       for (std::size_t c = 0; c < net.outputs; ++c) cells[i] += ',' + data::round_trip_text(p[i * net.outputs + c]);
     return cells;

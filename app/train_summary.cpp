@@ -101,6 +101,12 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,
               result.candidates_stored ? "stored" : "computed on every pass", result.candidate_storage_reason.c_str());
   if (!result.basis_storage.empty()) std::printf("  basis Q: %s\n", result.basis_storage.c_str());
+  if (result.proba_rows > 0) {
+    const std::string& on = result.proba_fitted_on;
+    const std::string rows = on == "all" ? "all " + std::to_string(result.proba_rows) + " rows (cross-validated)"
+                                         : "the " + std::to_string(result.proba_rows) + " " + on + " rows";
+    std::printf("  probabilities: softmax of %.4g x the class scores, fitted on %s\n", net.proba_scale, rows.c_str());
+  }
   if (result.linear_ridge >= 0)
     std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
                 result.linear_ridge);

@@ -101,18 +101,23 @@ std::vector<std::size_t> predicted_classes(const double* scores, std::size_t row
   return classes;
 }
 
-std::vector<double> class_probabilities(const double* scores, std::size_t rows, std::size_t k) {
+std::vector<double> class_probabilities(const double* scores, std::size_t rows, std::size_t k, double scale) {
   std::vector<double> proba(scores, scores + rows * k);
   const std::vector<std::size_t> top = predicted_classes(scores, rows, k);
+  const double lift = 1.0 + static_cast<double>(k) * kProbabilityFloor;
   for (std::size_t i = 0; i < rows; ++i) {
     double* p = proba.data() + i * k;
     double total = 0;
-    for (std::size_t c = 0; c < k; ++c) total += p[c] = std::max(p[c], 0.0);
-    if (total > 0) {
-      for (std::size_t c = 0; c < k; ++c) p[c] /= total;
+    if (scale > 0) {
+      const double largest = p[top[i]];  // subtracted: no overflow, the top term is 1
+      for (std::size_t c = 0; c < k; ++c) total += p[c] = std::exp(scale * (p[c] - largest));
     } else {
-      p[top[i]] = 1.0;
+      for (std::size_t c = 0; c < k; ++c) total += p[c] = std::max(p[c], 0.0);
+      if (!(total > 0)) {
+        p[top[i]] = total = 1.0;
+      }
     }
+    for (std::size_t c = 0; c < k; ++c) p[c] = (p[c] / total + kProbabilityFloor) / lift;
   }
   return proba;
 }

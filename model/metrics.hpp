@@ -47,11 +47,15 @@ ClassificationMetrics classification_metrics(const std::vector<std::size_t>& pre
 // first one on a tie.
 std::vector<std::size_t> predicted_classes(const double* scores, std::size_t rows, std::size_t k);
 
-// Class probabilities from `scores` (row-major rows x k): each row's scores clipped at 0 and
-// divided by their sum; a row whose scores are all <= 0 gets 1 for its predicted class. The
-// Python package's predict_proba uses the same definition, and the largest probability is
-// always the predicted class. The scores fit one-hot targets by least squares, so they are
-// not calibrated probabilities.
-std::vector<double> class_probabilities(const double* scores, std::size_t rows, std::size_t k);
+// Class probabilities from `scores` (row-major rows x k), as `rbfnet predict --proba` and the
+// Python package's predict_proba give them (model/probability_scale.cpp says why):
+// - scale > 0 (models from this version on): the softmax of scale x the scores;
+// - scale 0 (older model files): the scores clipped at 0 and divided by their sum, a row whose
+//   scores are all <= 0 getting everything for its predicted class.
+// Either way each probability is then lifted to at least kProbabilityFloor / (1 + k kFloor), so
+// none is exactly 0 or 1 (a log loss stays finite), and the largest is always the predicted
+// class's.
+std::vector<double> class_probabilities(const double* scores, std::size_t rows, std::size_t k, double scale);
+inline constexpr double kProbabilityFloor = 1e-12;
 
 }  // namespace rbf::model

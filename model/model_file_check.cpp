@@ -59,6 +59,8 @@ std::string find_network_problem(const Network& net) {
   if (net.outputs < 1 || net.outputs > kMaxModelOutputs) {
     return "outputs is " + std::to_string(net.outputs) + ", outside 1.." + std::to_string(kMaxModelOutputs);
   }
+  if (net.proba_scale != 0 && (!classification || !(net.proba_scale > 0) || !std::isfinite(net.proba_scale)))
+    return "a probability scale belongs to classifiers only, and must be a positive number";
   const std::size_t d = net.inputs;
   const std::size_t k = net.outputs;
   const std::size_t nodes = net.nodes();

@@ -39,6 +39,10 @@ inline constexpr char kTagTrainingState[] = "TRNS";  // optional: checkpoints on
 inline constexpr char kTagLinear[] = "LINR";
 // The minor version of a file with linear terms; one without is written as before, byte for byte.
 inline constexpr std::uint32_t kModelFormatMinorLinear = 1;
+// Optional: a classifier's probability scale (Network::proba_scale). Older builds skip it and
+// give clipped scores as probabilities; the predicted classes are the same either way.
+inline constexpr char kTagProbability[] = "PROB";
+inline constexpr std::uint32_t kModelFormatMinorProbability = 2;
 
 inline constexpr std::uint32_t kTaskRegression = 0;
 inline constexpr std::uint32_t kTaskClassification = 1;

@@ -2,6 +2,7 @@
 // The envelope, the checksum, the version and every section are checked in turn, each error an
 // InputError naming the file. docs/MODEL_FORMAT.md documents the layout; keep the two in step.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -246,7 +247,7 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
   Network net;
   std::uint64_t meta_nodes = 0;
   unsigned seen = 0;
-  bool seen_linear = false;
+  bool seen_linear = false, seen_probability = false;
   const char* const known[] = {kTagMeta, kTagNames, kTagXScaler, kTagYScaler, kTagNodes, kTagProvenance};
   constexpr unsigned kAllSeen = (1u << 6) - 1;
 
@@ -273,6 +274,14 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
     if (tag == kTagTrainingState) {
       if (!net.training_state.empty()) r.fail("appears twice");
       net.training_state = r.string("training state");
+      r.finish();
+      continue;
+    }
+    if (tag == kTagProbability) {
+      if (seen_probability) r.fail("appears twice");
+      seen_probability = true;
+      net.proba_scale = r.f64("probability scale");
+      if (!(net.proba_scale > 0) || !std::isfinite(net.proba_scale)) r.fail("holds a probability scale that is not a positive number");
       r.finish();
       continue;
     }

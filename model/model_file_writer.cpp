@@ -91,7 +91,9 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   w.bytes().reserve(1024 + 8 * (net.centers.size() + net.widths.size() + net.weights.size()));
   w.put_raw(kMagic, sizeof kMagic);
   w.put_u32(kModelFormatVersion);
-  w.put_u32(net.linear.empty() ? kModelFormatMinor : kModelFormatMinorLinear);
+  w.put_u32(net.proba_scale > 0   ? kModelFormatMinorProbability
+            : net.linear.empty() ? kModelFormatMinor
+                                 : kModelFormatMinorLinear);
   w.put_u64(0);  // file size, patched below
 
   w.begin_section(kTagMeta, kSectionRequired);
@@ -128,6 +130,11 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   if (!net.linear.empty()) {
     w.begin_section(kTagLinear, kSectionRequired);
     w.put_f64_array(net.linear);
+    w.end_section();
+  }
+  if (net.proba_scale > 0) {
+    w.begin_section(kTagProbability, 0);
+    w.put_f64(net.proba_scale);
     w.end_section();
   }
 

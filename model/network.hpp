@@ -39,6 +39,9 @@ struct Network {
   // trainer.linear_terms: standardized inputs to standardized outputs, added to the nodes'
   // sum. inputs x outputs, row-major; empty for a model without linear terms.
   std::vector<double> linear;
+  // Classification: probabilities are softmax(proba_scale x class scores), the scale fitted on
+  // held-out rows (model/probability_scale.cpp); 0 in files from before it: clipped scores.
+  double proba_scale = 0.0;
 
   Provenance provenance;
 

@@ -92,6 +92,9 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
   v.field("candidates_stored", r.candidates_stored);
   v.field("candidate_storage_reason", r.candidate_storage_reason);
   v.field("basis_storage", r.basis_storage);
+  v.field("proba_scale", r.network.proba_scale);
+  v.field("proba_rows", r.proba_rows);
+  v.field("proba_fitted_on", r.proba_fitted_on);
   v.field("sigma0", r.sigma0);
   v.field("output_ridge", r.output_ridge);  // the saved weights' penalty; 0 = least squares
   optional_number(v, "linear_ridge", r.linear_ridge >= 0, r.linear_ridge);

@@ -11,6 +11,7 @@
 #include "data/split.hpp"
 #include "model/cross_validation.hpp"
 #include "model/growth_run.hpp"
+#include "model/probability_scale.hpp"
 #include "model/training_data.hpp"
 #include "model/training_memory.hpp"
 #include "model/width_choice.hpp"
@@ -25,6 +26,19 @@ TrainResult grow(const data::Dataset& dataset, const Config& config, const Train
   check_training_memory(dataset, config);  // before the first large allocation, not after it
   return config.trainer.precision == Precision::float64 ? GrowthRun<double>(dataset, config, options).run()
                                                         : GrowthRun<float>(dataset, config, options).run();
+}
+
+std::vector<std::size_t> every_row(const data::Dataset& dataset) {
+  std::vector<std::size_t> rows(dataset.rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  return rows;
+}
+
+// A classifier's probability scale (model/probability_scale.cpp), and which rows fitted it.
+void calibrate_on(TrainResult& result, const data::Dataset& dataset, const std::vector<std::size_t>& rows,
+                  const char* which) {
+  result.proba_rows = calibrate_probabilities(result.network, dataset, rows);
+  if (result.proba_rows > 0) result.proba_fitted_on = which;
 }
 
 // stopping.refit: grows result.network's node count again on every row, with the run's
@@ -55,11 +69,11 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
     result.events.push_back("refit on all rows interrupted; the checkpoint is the run before it");
     return;
   }
+  const double proba_scale = result.network.proba_scale;  // fitted on the rows now grown on
   result.network = std::move(again.network);
+  result.network.proba_scale = proba_scale;
   result.network.training_state.clear();
-  std::vector<std::size_t> rows(dataset.rows);
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  result.train_scores = score_rows(result.network, dataset, rows);
+  result.train_scores = score_rows(result.network, dataset, every_row(dataset));
   result.refit.done = true;
   result.refit.nodes = result.network.nodes();
   result.refit.rows = again.train_rows;
@@ -77,7 +91,13 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   const std::size_t folds = cross_validation_folds(dataset, asked, options);
   const bool choose_widths = chooses_widths_on_validation(dataset, asked, options, folds);
   const Config resolved = resolve_auto_arithmetic(asked, folds > 0 || choose_widths);
-  if (folds > 0) return detail::train_cross_validated(dataset, resolved, options, folds, grow);
+  if (folds > 0) {
+    TrainResult result = detail::train_cross_validated(dataset, resolved, options, folds, grow);
+    // The kept model was grown (or its folds' models averaged) over every row: no row is
+    // held out to fit the probabilities on, so they are fitted on all of them.
+    if (!result.interrupted) calibrate_on(result, dataset, every_row(dataset), "all");
+    return result;
+  }
   TrainOptions first = options;
   first.state_in_result = resolved.stopping.refit;
   first.growths_ahead = options.growths_ahead + (resolved.stopping.refit ? 1 : 0);  // a refit grows once more
@@ -89,6 +109,11 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   const data::Split split = detail::validation_split(dataset, config, options.validation_from);
   result.train_scores = score_rows(result.network, dataset, split.train);
   result.validation_scores = score_rows(result.network, dataset, split.validation);
+  // On the rows validation held out; a refit then grows on them, and keeps this scale.
+  if (split.validation.empty())
+    calibrate_on(result, dataset, split.train, "training");
+  else
+    calibrate_on(result, dataset, split.validation, "validation");
   if (config.stopping.refit && !split.validation.empty()) {
     refit_on_all_rows(dataset, config, options, result);
   } else {

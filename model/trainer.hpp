@@ -72,6 +72,10 @@ struct TrainResult {
   bool candidates_stored = true;
   std::string candidate_storage_reason;  // why, from contracts/candidate_storage.hpp's rule
   std::string basis_storage;  // Q held other than in the training precision, and why; "" if not
+  // Classification: the rows the probability scale (network.proba_scale) was fitted on, and
+  // which ones: "validation", "training" (no validation rows) or "all" (cross-validated).
+  std::size_t proba_rows = 0;
+  std::string proba_fitted_on;
   double sigma0 = 0;
   double final_train_rmse = 0;  // standardized, at the kept node count (what stopping.goal compares)
   double best_val_rmse = -1;    // at the kept node count; -1 without validation

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/metrics.hpp"
 #include "model/model_file.hpp"
 #include "model/network.hpp"
 #include "python/bindings/arrays.hpp"
@@ -90,6 +91,17 @@ void bind_model(py::module_& m) {
                   "A model from a model file's bytes.")
       .def("predict", &predict, py::arg("X"),
            "Raw outputs (n, k): target units for regression, class scores for classification.")
+      .def(
+          "probabilities",
+          [](const Network& net, const py::handle& x) {
+            if (net.task != data::Task::classification) throw py::value_error("a regression model has no classes");
+            py::array_t<double> scores = predict(net, x);
+            const std::size_t rows = static_cast<std::size_t>(scores.shape(0)), k = net.outputs;
+            std::vector<double> p = model::class_probabilities(scores.data(), rows, k, net.proba_scale);
+            return to_numpy(std::move(p), {rows, k});
+          },
+          py::arg("X"), "Class probabilities (n, k), as `rbfnet predict --proba` writes them.")
+      .def_readonly("proba_scale", &Network::proba_scale)
       .def_property_readonly("task", [](const Network& n) {
         return n.task == data::Task::classification ? "classification" : "regression";
       })

@@ -179,10 +179,14 @@ class RBFNetBase(BaseEstimator):
         self.x_mean_ = network.x_mean
         self.x_scale_ = network.x_scale
 
-    def _scores(self, X):
-        """Raw network outputs (n, k) for validated X."""
+    def _checked(self, X):
+        """X validated for prediction, its columns by name for a loaded model."""
         check_is_fitted(self, "network_")
-        X = validate_data(self, _columns_by_name(self, X), dtype=FLOAT_DTYPES, order="C", reset=False)
+        return validate_data(self, _columns_by_name(self, X), dtype=FLOAT_DTYPES, order="C", reset=False)
+
+    def _scores(self, X):
+        """Raw network outputs (n, k)."""
+        X = self._checked(X)  # first: it raises NotFittedError before network_ is read
         return self.network_.predict(X)
 
     # ---- model files ----

@@ -21,7 +21,7 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
     """Gaussian RBF network classifier grown one node at a time by orthogonal least squares.
 
     The network regresses one-hot class indicators; predict() takes the class of the largest
-    score, predict_proba() the scores clipped at 0 and normalized to sum to 1 (see
+    score, predict_proba() the softmax of the scores times a scale fitted on held-out rows (see
     predict_proba). The parameters mirror the keys of rbfnet's YAML config (docs/PYTHON.md).
 
     Fitted attributes: classes_, n_nodes_, centers_ (n_nodes_, n_features_in_) and widths_ in
@@ -51,19 +51,14 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
-        """Class probabilities: the scores clipped at 0 and divided by their sum. The scores fit
-        one-hot targets by least squares, so they estimate P(class | x) but may stray below 0
-        or above 1; a row whose scores are all <= 0 gets probability 1 for its top class.
-        argmax(predict_proba(X)) always equals predict(X)."""
-        scores = self._scores(X)
-        top = np.argmax(scores, axis=1)
-        proba = np.maximum(scores, 0.0, out=scores)
-        total = proba.sum(axis=1)
-        none = total <= 0.0
-        proba[none, top[none]] = 1.0
-        total[none] = 1.0
-        proba /= total[:, None]
-        return proba
+        """Class probabilities, as `rbfnet predict --proba` writes them: the softmax of the class
+        scores times a scale fitted on the validation rows (network_.proba_scale; the training
+        rows without validation, every row when cross-validated), the scale that gives those
+        rows the least log loss. None is exactly 0 or 1, and argmax(predict_proba(X)) always
+        equals predict(X). A model file from before the scale gives the scores clipped at 0 and
+        normalized."""
+        X = self._checked(X)
+        return self.network_.probabilities(X)
 
     @classmethod
     def _from_network(cls, network):

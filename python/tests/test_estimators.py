@@ -75,7 +75,7 @@ def test_classifier_labels_and_probabilities(blobs):
     assert model.score(X, y) > 0.95
     proba = model.predict_proba(X)
     assert proba.shape == (len(X), 3)
-    assert np.all(proba >= 0)
+    assert np.all(proba > 0) and np.all(proba < 1)  # never exactly 0 or 1
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_array_equal(model.classes_[np.argmax(proba, axis=1)], model.predict(X))
 
@@ -109,3 +109,26 @@ def test_dataframe_column_names_become_feature_names(friedman):
     frame = pd.DataFrame(X, columns=["f%d" % j for j in range(X.shape[1])])
     model = RBFNetRegressor(max_nodes=5, threads=1).fit(frame, y)
     assert model.network_.feature_names == list(frame.columns)
+
+
+def test_probabilities_are_fitted_on_the_validation_rows():
+    """softmax(scale x scores) with the scale of least validation log loss: no exact 0 or 1,
+    and a held-out log loss below the clipped scores' (the probabilities before the scale)."""
+    from sklearn.datasets import make_classification
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_classification(n_samples=1200, n_features=8, n_informative=5, n_classes=3, flip_y=0.05,
+                               random_state=1)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    model = RBFNetClassifier(max_nodes=60, folds=0, threads=1).fit(X_train, y_train)
+    assert model.network_.proba_scale > 0
+    assert model.fit_summary_["proba_fitted_on"] == "validation"
+    assert model.fit_summary_["proba_rows"] == model.fit_summary_["validation_rows"]
+    proba = model.predict_proba(X_test)
+    assert np.all(proba > 0) and np.all(proba < 1)
+    scores = model.network_.predict(X_test)
+    clipped = np.maximum(scores, 0.0)
+    clipped[clipped.sum(axis=1) == 0, 0] = 1.0
+    clipped = np.clip(clipped / clipped.sum(axis=1, keepdims=True), 1e-15, 1.0)
+    assert log_loss(y_test, proba) < log_loss(y_test, clipped)

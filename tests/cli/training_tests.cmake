@@ -208,14 +208,19 @@ rbf_cli_test(metrics_json_is_input EXIT 2 STDERR "--metrics-json .* is the same 
 rbf_cli_test(predict_proba_keep
   STDOUT "^petal_width,species,proba_setosa,proba_versicolor,proba_virginica\n0\\.2,setosa,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+\n"
   ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --proba --keep -2)
+# Fitted probabilities (softmax of the scaled scores): no field is exactly 0 or 1.
+rbf_cli_test(predict_proba_never_certain NOT_STDOUT ",[01](,|\n)"
+  ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --proba)
+rbf_cli_test(inspect_probability_scale STDOUT "probabilities: softmax of [0-9.e+]+ x the class scores"
+  ARGS inspect iris.rbfn)
 rbf_cli_test(predict_stdin STDOUT "^sepal_length,species\n5\\.1,setosa\n" INPUT ${PROJECT_SOURCE_DIR}/data/iris.csv
   ARGS predict --model iris.rbfn --data - --out - --id sepal_length)
 rbf_cli_test(predict_keep_unknown EXIT 2 STDERR "unknown feature column 'speces' \\(did you mean 'species'\\?\\)"
   ARGS predict --model iris.rbfn --data ${PROJECT_SOURCE_DIR}/data/iris.csv --keep speces)
 rbf_cli_test(predict_proba_regression EXIT 2 STDERR "--proba needs a classification model"
   ARGS predict --model quiet.rbfn --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --proba)
-set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_unknown
-  PROPERTIES FIXTURES_REQUIRED iris_model)
+set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_unknown cli.predict_proba_never_certain
+  cli.inspect_probability_scale PROPERTIES FIXTURES_REQUIRED iris_model)
 set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
 set_tests_properties(cli.predict_proba_regression PROPERTIES FIXTURES_REQUIRED quiet_model)
 
