@@ -86,9 +86,15 @@ std::string quote_for_message(std::string_view text) {
 
 InputError csv_number_error(const std::string& file, std::size_t line, std::size_t column, NumberStatus status,
                             std::string_view text, const std::string& where, bool target, const std::string& hint) {
+  // What to do about a feature cell (the delimiter's hint, when there is one, says more).
+  const bool advise = !target && hint.empty();
   switch (status) {
     case NumberStatus::empty:
-      return csv_error(file, line, column, "missing value in " + where);
+      return csv_error(file, line, column,
+                       "missing value in " + where +
+                           (advise ? "; every feature needs a number: fill the cell or drop the row, or leave the "
+                                     "column out of the features (train --features)"
+                                   : hint));
     case NumberStatus::not_finite:
       return csv_error(file, line, column,
                        quote_for_message(text) + " is not a finite number in " + where +
@@ -101,6 +107,10 @@ InputError csv_number_error(const std::string& file, std::size_t line, std::size
   }
   std::string why = quote_for_message(text) + " is not a number in " + where;
   if (target) why += " (the task was set to regression)";
+  if (advise)
+    return csv_error(file, line, column,
+                     why + "; rbfnet reads numeric features only: encode text as numbers (one 0/1 column per "
+                           "category), or leave the column out of the features (train --features)");
   return csv_error(file, line, column, why + hint);
 }
 
