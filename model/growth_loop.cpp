@@ -9,8 +9,11 @@ namespace rbf::model::detail {
 template <typename T>
 std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
   if (config_.backend.kind != BackendKind::auto_select) return nullptr;
+  // A GPU this process already started (an earlier fit: a grid search, bench's repeats) costs
+  // no start-up: then even a small run may be cheaper there.
+  const bool started = hooks_.gpu_started ? hooks_.gpu_started() : gpu::context_opened_in_process();
   // (Not when the user fixed the switch's node count: that asks for the GPU whatever the size.)
-  if (!hooks_.gpu_available && gpu::built_with_cuda() && config_.backend.switch_at_nodes == 0 &&
+  if (!started && !hooks_.gpu_available && gpu::built_with_cuda() && config_.backend.switch_at_nodes == 0 &&
       whole_run_too_small_for_a_gpu(first_shape(), config_.stopping.max_nodes, options_.growths_ahead)) {
     // Asking the CUDA runtime for devices starts the driver (a few hundred ms), more than
     // this whole run would take even on the fastest CPU: do not touch the GPU at all.
@@ -44,7 +47,6 @@ std::unique_ptr<SwitchPolicy> GrowthRun<T>::plan_switch(TrainResult& result) {
     }
     if (usable) {
       gpu_cost_ = gpu_cost;
-      const bool started = hooks_.gpu_started ? hooks_.gpu_started() : gpu::context_opened_in_process();
       migration_ = shared_migration(migration, options_.growths_ahead, started);
       return std::make_unique<SwitchPolicy>(config_.backend, gpu_cost, migration_);
     }
