@@ -9,11 +9,16 @@ FitScores score_rows(const Network& net, const data::Dataset& ds, const std::vec
   FitScores s;
   if (rows.empty()) return s;
   s.rows = rows.size();
+  // Every row in order (a refit's, a run without validation) is the data set itself: no copy.
+  bool in_order = rows.size() == ds.rows;
+  for (std::size_t i = 0; in_order && i < rows.size(); ++i) in_order = rows[i] == i;
   std::vector<double> x;
-  x.reserve(rows.size() * ds.features);
-  for (std::size_t r : rows) x.insert(x.end(), ds.row(r), ds.row(r) + ds.features);
+  if (!in_order) {
+    x.reserve(rows.size() * ds.features);
+    for (std::size_t r : rows) x.insert(x.end(), ds.row(r), ds.row(r) + ds.features);
+  }
   std::vector<double> pred;
-  net.predict(x.data(), rows.size(), pred);
+  net.predict(in_order ? ds.x.data() : x.data(), rows.size(), pred);
   const std::size_t k = net.outputs;
   // The truth in the shape of the predictions: the targets, or one-hot classes.
   std::vector<double> truth(rows.size() * k, 0.0);

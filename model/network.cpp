@@ -2,6 +2,7 @@
 #include "model/network.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
@@ -11,26 +12,34 @@ namespace rbf::model {
 void Network::predict(const double* x, std::size_t rows, std::vector<double>& out) const {
   const std::size_t d = inputs, k = outputs, m = nodes();
   out.assign(rows * k, 0.0);
-  std::vector<double> xs(x, x + rows * d);
-  x_scaler.transform(xs.data(), rows);
+  // Each row standardized where it is used, as data::Standardizer::transform does it (the
+  // same arithmetic): a standardized copy of X would double the memory of a large prediction.
+  std::vector<double> inverse_scale(d);
+  for (std::size_t f = 0; f < d; ++f) inverse_scale[f] = 1.0 / x_scaler.scale[f];
   std::vector<double> gamma(m);
   for (std::size_t j = 0; j < m; ++j) gamma[j] = 1.0 / (2.0 * widths[j] * widths[j]);
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < static_cast<long>(rows); ++i) {
-    const double* xi = xs.data() + static_cast<std::size_t>(i) * d;
-    double* oi = out.data() + static_cast<std::size_t>(i) * k;
-    for (std::size_t t = 0; t < k; ++t) oi[t] = bias[t];
-    add_linear_terms(xi, 1, d, linear, k, 1.0, oi);
-    for (std::size_t j = 0; j < m; ++j) {
-      const double* cj = centers.data() + j * d;
-      double dist = 0;
-      for (std::size_t f = 0; f < d; ++f) {
-        const double diff = xi[f] - cj[f];
-        dist += diff * diff;
+#pragma omp parallel
+  {
+    std::vector<double> standardized(d);  // this thread's row
+#pragma omp for schedule(static)
+    for (long i = 0; i < static_cast<long>(rows); ++i) {
+      const double* raw = x + static_cast<std::size_t>(i) * d;
+      for (std::size_t f = 0; f < d; ++f) standardized[f] = (raw[f] - x_scaler.mean[f]) * inverse_scale[f];
+      const double* xi = standardized.data();
+      double* oi = out.data() + static_cast<std::size_t>(i) * k;
+      for (std::size_t t = 0; t < k; ++t) oi[t] = bias[t];
+      add_linear_terms(xi, 1, d, linear, k, 1.0, oi);
+      for (std::size_t j = 0; j < m; ++j) {
+        const double* cj = centers.data() + j * d;
+        double dist = 0;
+        for (std::size_t f = 0; f < d; ++f) {
+          const double diff = xi[f] - cj[f];
+          dist += diff * diff;
+        }
+        const double phi = std::exp(-gamma[j] * dist);
+        const double* wj = weights.data() + j * k;
+        for (std::size_t t = 0; t < k; ++t) oi[t] += phi * wj[t];
       }
-      const double phi = std::exp(-gamma[j] * dist);
-      const double* wj = weights.data() + j * k;
-      for (std::size_t t = 0; t < k; ++t) oi[t] += phi * wj[t];
     }
   }
   if (task == data::Task::regression) y_scaler.inverse_transform(out.data(), rows);
