@@ -19,6 +19,12 @@ void add_train_command(CLI::App& app, TrainCommand& train) {
       ->type_name("CHECKPOINT");
   command.add_option("--metrics-json", train.metrics_json, "Also write the training summary as JSON to this file")
       ->type_name("FILE");
+  command
+      .add_option("--init-model", train.init_model,
+                  "Continue from this model on new data: keep its nodes, grow more to --nodes in all, "
+                  "solve the weights on the new rows")
+      ->type_name("MODEL")
+      ->excludes("--resume");
   command.footer(std::string("Flags override the values of --config; configs/default.yaml lists "
                              "every key with its default.\n") +
                  kExitStatus);

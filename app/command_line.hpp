@@ -19,6 +19,7 @@ struct TrainCommand {
   ConfigFlags flags;
   bool print_config = false;
   std::string resume_path;   // --resume CHECKPOINT
+  std::string init_model;    // --init-model MODEL
   std::string metrics_json;  // --metrics-json FILE
 };
 

@@ -13,10 +13,11 @@ namespace rbf::app {
 // and the optional per-iteration cost log, prints a summary. With `resume_from` (a
 // checkpoint file) it continues that run instead. SIGINT/SIGTERM finish the current
 // iteration and save a checkpoint. `config_file` (the --config given, if any) is an input no
-// output may overwrite. `metrics_json`, when given, receives the summary as JSON. Returns the
-// exit code.
+// output may overwrite. `metrics_json`, when given, receives the summary as JSON. With
+// `init_model` (a model file) training continues from that model's nodes on the new data
+// (model/growth_init.cpp). Returns the exit code.
 int run_train(const model::Config& config, const std::string& resume_from = "", const std::string& config_file = "",
-              const std::string& metrics_json = "");
+              const std::string& metrics_json = "", const std::string& init_model = "");
 
 struct PredictOptions {
   std::string model;      // model file

@@ -65,7 +65,7 @@ int run_train_command(const TrainCommand& train) {
   if (config.backend.kind == model::BackendKind::gpu && !gpu::built_with_cuda())
     throw InputError("backend gpu (backend.kind, --backend) is not available: this rbfnet was built without CUDA; "
                      "use cpu or auto");
-  return run_train(config, train.resume_path, train.flags.config_file(), train.metrics_json);
+  return run_train(config, train.resume_path, train.flags.config_file(), train.metrics_json, train.init_model);
 }
 
 int run_predict_command(PredictCommand& predict) {

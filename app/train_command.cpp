@@ -81,12 +81,13 @@ struct TrainInputs {
 // Returns where the iteration log goes (no path: no log).
 data::OutputTarget check_files(const model::Config& config, const std::string& ckpt_path,
                                const std::string& resume_from, const std::string& config_file,
-                               const std::string& metrics_json) {
+                               const std::string& metrics_json, const std::string& init_model) {
   data::FilePlan files;
   files.input(config.data.path, "--data");
   if (!config.data.validation_path.empty()) files.input(config.data.validation_path, "--validation-data");
   if (!config_file.empty()) files.input(config_file, "--config");
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
+  if (!init_model.empty()) files.input(init_model, "--init-model");
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
   data::OutputTarget log_target;
@@ -195,13 +196,27 @@ int save_results(model::TrainResult& result, const std::function<void(model::Net
 
 }  // namespace
 
-int run_train(const model::Config& config, const std::string& resume_from, const std::string& config_file,
-              const std::string& metrics_json) {
+// --init-model: the model to continue, and the configuration that reads the new data by its
+// feature names (where the model has names, and the config names no features itself).
+model::Config continued_config(const model::Config& config, const model::Network& init) {
+  model::Config out = config;
+  bool named = !init.feature_names.empty();
+  for (std::size_t f = 0; f < init.feature_names.size(); ++f) named = named && init.feature_names[f] != "x" + std::to_string(f);
+  if (named && out.data.features.empty()) out.data.features = init.feature_names;
+  return out;
+}
+
+int run_train(const model::Config& given, const std::string& resume_from, const std::string& config_file,
+              const std::string& metrics_json, const std::string& init_model) {
+  model::Network init;
+  if (!init_model.empty()) init = model::load_network(init_model);
+  const model::Config config = init_model.empty() ? given : continued_config(given, init);
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
 
   const std::string ckpt_path = checkpoint_path(config);
-  const data::OutputTarget log_target = check_files(config, ckpt_path, resume_from, config_file, metrics_json);
+  const data::OutputTarget log_target =
+      check_files(config, ckpt_path, resume_from, config_file, metrics_json, init_model);
   model::check_folds_request(config, !resume_from.empty());
 
   Checkpoint resumed;
@@ -215,6 +230,10 @@ int run_train(const model::Config& config, const std::string& resume_from, const
   model::TrainOptions options;
   options.data_sha256 = inputs.state_sha256;
   if (!config.data.validation_path.empty()) options.validation_from = inputs.training_rows;
+  if (!init_model.empty()) {
+    options.init = &init;
+    spdlog::info("continuing {} ({} nodes) on {}", init_model, init.nodes(), config.data.path);
+  }
   if (!resume_from.empty()) {
     options.resume = &resume_state;
     spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,

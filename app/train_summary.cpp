@@ -96,6 +96,9 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
                   cv.lowest_nodes, cv.lowest_nodes == 1 ? "" : "s", cv.lowest_rmse);
   } else {
     std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
+    if (result.init_nodes > 0)
+      std::printf("  continued: the first %zu node%s came from --init-model; the weights are solved on these rows\n",
+                  result.init_nodes, result.init_nodes == 1 ? "" : "s");
   }
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
   std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,

@@ -332,6 +332,8 @@ TrainResult GrowthRun<T>::run() {
   const double total_sse0 = bias_model_sse();
   if (options_.resume) {
     resume(*options_.resume);
+  } else if (options_.init != nullptr) {
+    start_from_model(*options_.init, total_sse0, classify, result);
   } else {
     start_from_bias(total_sse0, classify, result);
   }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -167,6 +168,11 @@ class GrowthRun {
   void switch_if_due(std::unique_ptr<SwitchPolicy>& policy, IterationRecord& rec, TrainResult& result);
   // A fresh run's start: the bias-only model's training error, and its validation score.
   void start_from_bias(double total_sse0, bool classify, TrainResult& result);
+  // Continued training (growth_init.cpp): the bias, then `init`'s nodes in order, as the start.
+  void start_from_model(const Network& init, double total_sse0, bool classify, TrainResult& result);
+  // The candidate nearest to a node (center in standardized units, width): squared distance
+  // plus the squared log ratio of the widths.
+  std::size_t nearest_candidate(const double* center, double width) const;
   // The best model so far with the state to resume it, handed to options_.on_checkpoint.
   void write_checkpoint(double elapsed_seconds);
   bool patience_exhausted() const {

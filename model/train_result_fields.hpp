@@ -95,6 +95,7 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
   v.field("proba_scale", r.network.proba_scale);
   v.field("proba_rows", r.proba_rows);
   v.field("proba_fitted_on", r.proba_fitted_on);
+  v.field("init_nodes", r.init_nodes);
   v.field("sigma0", r.sigma0);
   v.field("output_ridge", r.output_ridge);  // the saved weights' penalty; 0 = least squares
   optional_number(v, "linear_ridge", r.linear_ridge >= 0, r.linear_ridge);

@@ -41,6 +41,17 @@ void calibrate_on(TrainResult& result, const data::Dataset& dataset, const std::
   if (result.proba_rows > 0) result.proba_fitted_on = which;
 }
 
+// A run's split scored by the network it kept, and its probability scale fitted on the rows
+// validation held out (the training rows where there are none).
+void score_and_calibrate(TrainResult& result, const data::Dataset& dataset, const data::Split& split) {
+  result.train_scores = score_rows(result.network, dataset, split.train);
+  result.validation_scores = score_rows(result.network, dataset, split.validation);
+  if (split.validation.empty())
+    calibrate_on(result, dataset, split.train, "training");
+  else
+    calibrate_on(result, dataset, split.validation, "validation");
+}
+
 // stopping.refit: grows result.network's node count again on every row, with the run's
 // config otherwise, and puts that network in its place. Interrupted, the result stays the
 // early-stopped run's, with its training state, as the checkpoint to resume.
@@ -84,10 +95,56 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
   for (const std::string& event : again.events) result.events.push_back("refit: " + event);
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+// Continued training needs the data the network was made for: its features (by name, where
+// both have names), its task, and for a classifier its classes in the same order.
+void check_init_matches(const Network& init, const data::Dataset& ds) {
+  const std::string what = ds.source + " cannot continue the model";
+  if (init.task != ds.task)
+    throw InputError(what + ": the model is a " + (init.task == data::Task::classification ? "classifier" : "regressor") +
+                     " and these data are for " +
+                     (ds.task == data::Task::classification ? "classification" : "regression"));
+  if (init.inputs != ds.features)
+    throw InputError(what + ": the model has " + std::to_string(init.inputs) + " features, the data " +
+                     std::to_string(ds.features));
+  if (ds.task == data::Task::classification && init.class_names != ds.class_names)
+    throw InputError(what + ": its classes are " + joined(init.class_names) + ", the data's " + joined(ds.class_names) +
+                     " (every class, in the same order)");
+  if (ds.task == data::Task::regression && init.outputs != ds.targets)
+    throw InputError(what + ": the model has " + std::to_string(init.outputs) + " targets, the data " +
+                     std::to_string(ds.targets));
+  for (std::size_t f = 0; f < ds.features && f < init.feature_names.size(); ++f)
+    if (init.feature_names[f] != ds.feature_names[f] && init.feature_names[f] != "x" + std::to_string(f) &&
+        ds.feature_names[f] != "x" + std::to_string(f))
+      throw InputError(what + ": its feature " + std::to_string(f + 1) + " is '" + init.feature_names[f] +
+                       "', the data's '" + ds.feature_names[f] + "'");
+}
+
+// TrainOptions::init: one growth from the network's nodes (model/growth_init.cpp), without
+// model selection, which would train new models from scratch.
+TrainResult continue_training(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
+  check_init_matches(*options.init, dataset);
+  Config config = resolve_auto_arithmetic(asked, false);
+  config.stopping.refit = false;
+  TrainOptions run = options;
+  run.scalers_from = options.init;
+  TrainResult result = grow(dataset, config, run);
+  if (result.interrupted) return result;
+  score_and_calibrate(result, dataset, detail::validation_split(dataset, config, options.validation_from));
+  result.network.training_state.clear();
+  return result;
+}
+
 }  // namespace
 
 TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  if (options.init != nullptr) return continue_training(dataset, asked, options);
   const std::size_t folds = cross_validation_folds(dataset, asked, options);
   const bool choose_widths = chooses_widths_on_validation(dataset, asked, options, folds);
   const Config resolved = resolve_auto_arithmetic(asked, folds > 0 || choose_widths);
@@ -105,15 +162,10 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   TrainResult result = choose_widths ? detail::train_choosing_widths(dataset, resolved, first, grow, config)
                                      : grow(dataset, resolved, first);
   if (result.interrupted) return result;
-  // The run's own split, scored by the network it kept; a refit adds the validation rows.
+  // The run's own split, scored by the network it kept; a refit adds the validation rows, and
+  // keeps the probability scale fitted on them here.
   const data::Split split = detail::validation_split(dataset, config, options.validation_from);
-  result.train_scores = score_rows(result.network, dataset, split.train);
-  result.validation_scores = score_rows(result.network, dataset, split.validation);
-  // On the rows validation held out; a refit then grows on them, and keeps this scale.
-  if (split.validation.empty())
-    calibrate_on(result, dataset, split.train, "training");
-  else
-    calibrate_on(result, dataset, split.validation, "validation");
+  score_and_calibrate(result, dataset, split);
   if (config.stopping.refit && !split.validation.empty()) {
     refit_on_all_rows(dataset, config, options, result);
   } else {

@@ -76,6 +76,9 @@ struct TrainResult {
   // which ones: "validation", "training" (no validation rows) or "all" (cross-validated).
   std::size_t proba_rows = 0;
   std::string proba_fitted_on;
+  // Continued training: the nodes kept from TrainOptions::init (one the new rows find
+  // dependent on the others leaves).
+  std::size_t init_nodes = 0;
   double sigma0 = 0;
   double final_train_rmse = 0;  // standardized, at the kept node count (what stopping.goal compares)
   double best_val_rmse = -1;    // at the kept node count; -1 without validation
@@ -167,6 +170,10 @@ struct TrainOptions {
   // Not null: the growth standardizes inputs and targets with these instead of its training
   // rows' statistics, so that its nodes live in another network's space (data.average_folds).
   const Network* scalers_from = nullptr;
+  // Not null: continued training (model/growth_init.cpp). The run standardizes with this
+  // network's scalers, starts from its nodes and grows more, to stopping.max_nodes in all; the
+  // weights are solved on the new rows. No cross-validation, width choice or refit then.
+  const Network* init = nullptr;
   TrainerHooks hooks;
 };
 

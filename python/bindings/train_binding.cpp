@@ -149,7 +149,7 @@ class LogLevelScope {
 
 py::tuple train(const py::handle& x_array, const py::handle& y_array, const std::vector<std::string>& classes,
                 const std::vector<std::string>& feature_names, const std::vector<std::string>& target_names,
-                const std::vector<Setting>& settings) {
+                const std::vector<Setting>& settings, const py::object& init) {
   const MatrixView x(x_array, "X"), y(y_array, "y");
   const model::Config config = make_config(settings, !classes.empty());
   const data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);
@@ -159,6 +159,10 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
   std::unique_ptr<py::error_already_set> signal_error;
   model::TrainOptions options;
   options.stop_requested = &stop;
+  // warm_start / partial_fit: continue from this network (model/growth_init.cpp).
+  std::shared_ptr<model::Network> init_network;
+  if (!init.is_none()) init_network = init.cast<std::shared_ptr<model::Network>>();
+  options.init = init_network.get();
   // Python runs signal handlers only when asked with the GIL held: ask after each iteration.
   // A handler that raises (Ctrl-C's KeyboardInterrupt) stops the run; the error is re-raised below.
   auto check_signals = [&]() {
@@ -217,9 +221,10 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
 
 void bind_train(py::module_& m) {
   m.def("train", &train, py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("feature_names"),
-        py::arg("target_names"), py::arg("settings"),
+        py::arg("target_names"), py::arg("settings"), py::arg("init") = py::none(),
         "Trains a network. y is (n, targets), or (n, 1) class indices when `classes` names the classes; "
-        "settings are (config key, values, parameter name) triples. Returns (Model, history, summary).");
+        "settings are (config key, values, parameter name) triples; `init`, a Model to continue from its "
+        "nodes, or None. Returns (Model, history, summary).");
 }
 
 }  // namespace rbf::python

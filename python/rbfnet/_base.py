@@ -104,6 +104,7 @@ class RBFNetBase(BaseEstimator):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        warm_start=False,
     ):
         self.max_nodes = max_nodes
         self.validation = validation
@@ -152,17 +153,24 @@ class RBFNetBase(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.warm_start = warm_start
 
     # ---- training ----
 
-    def _train(self, X, y, classes, target_names):
-        """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets)."""
+    def _continued(self, warm):
+        """The fitted network to continue from (warm_start, partial_fit), or None."""
+        return getattr(self, "network_", None) if warm else None
+
+    def _train(self, X, y, classes, target_names, init=None):
+        """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets);
+        with `init`, continues from that network's nodes (docs/PYTHON.md, continued training)."""
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = ["x%d" % j for j in range(X.shape[1])]
         y = np.ascontiguousarray(y, dtype=np.float64)
         self._loaded_from_file = False  # trained here now: scikit-learn's column rule
-        network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self))
+        network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self),
+                                                 init)
         self._set_network(network)
         self.history_ = {k: (np.array(v, dtype=str) if isinstance(v, list) else v) for k, v in history.items()}
         self.fit_summary_ = summary

@@ -69,6 +69,8 @@ SKLEARN_PARAMS = (
     Param("random_state", "data.seed", None),
     Param("n_jobs", "trainer.threads", None),
     Param("verbose", "logging.level", 0),
+    # No config key: fit() continues from the fitted network (as partial_fit always does).
+    Param("warm_start", None, False),
 )
 
 

@@ -33,17 +33,39 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
     _task = "classification"
 
     def fit(self, X, y):
+        """Grows a network on X, y; with warm_start=True and a fitted network, continues from it
+        (partial_fit)."""
+        return self._fit(X, y, None, self.warm_start)
+
+    def partial_fit(self, X, y, classes=None):
+        """Continues training on new rows: the fitted network's nodes are kept, more are grown to
+        max_nodes in all, and the weights are solved on these rows (docs/PYTHON.md). `classes`:
+        every class, needed on the first call when these rows lack some."""
+        return self._fit(X, y, classes, True)
+
+    def _fit(self, X, y, classes, warm):
+        init = self._continued(warm)
         given = y
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", ensure_min_samples=2)
+        # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
+        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", ensure_min_samples=2, reset=init is None)
         check_classification_targets(y)
-        classes, indices = np.unique(y, return_inverse=True)
+        if classes is None and init is not None:
+            classes = self.classes_  # continuing: the model's classes, whichever these rows have
+        if classes is None:
+            classes, indices = np.unique(y, return_inverse=True)
+        else:
+            classes = np.unique(np.asarray(classes))
+            indices = np.searchsorted(classes, y)
+            unknown = (indices >= len(classes)) | (classes[np.minimum(indices, len(classes) - 1)] != y)
+            if np.any(unknown):
+                raise ValueError("y has labels not among the classes %r: %r" % (list(classes), list(np.unique(y[unknown]))))
         if len(classes) < 2:
             raise ValueError("RBFNetClassifier needs at least 2 classes in y; it has 1 class")
         names = [str(c) for c in classes]
         if len(set(names)) != len(names):
             raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
         self.classes_ = classes
-        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]))
+        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init)
 
     def predict(self, X):
         """The class with the largest score (ties: the first class), as `rbfnet predict` says."""

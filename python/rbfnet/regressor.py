@@ -22,13 +22,25 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
     _task = "regression"
 
     def fit(self, X, y):
+        """Grows a network on X, y; with warm_start=True and a fitted network, continues from it
+        (partial_fit)."""
+        return self._fit(X, y, self.warm_start)
+
+    def partial_fit(self, X, y):
+        """Continues training on new rows: the fitted network's nodes are kept, more are grown to
+        max_nodes in all, and the weights are solved on these rows (docs/PYTHON.md)."""
+        return self._fit(X, y, True)
+
+    def _fit(self, X, y, warm):
+        init = self._continued(warm)
         given = y
+        # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
         X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", multi_output=True, y_numeric=True,
-                             ensure_min_samples=2)
+                             ensure_min_samples=2, reset=init is None)
         self._y_2d = y.ndim == 2
         y2 = y.reshape(len(y), -1)
         names = ["y"] if y2.shape[1] == 1 and not self._y_2d else ["y%d" % j for j in range(y2.shape[1])]
-        return self._train(X, y2, [], target_names(given, names))
+        return self._train(X, y2, [], target_names(given, names), init)
 
     def predict(self, X):
         """Predicted targets, (n,) or (n, k) like the y it was fitted on."""

@@ -224,6 +224,19 @@ set_tests_properties(cli.predict_proba_keep cli.predict_stdin cli.predict_keep_u
 set_tests_properties(cli.quiet_train_summary_only PROPERTIES FIXTURES_SETUP quiet_model)
 set_tests_properties(cli.predict_proba_regression PROPERTIES FIXTURES_REQUIRED quiet_model)
 
+# --init-model: continued training from quiet.rbfn's nodes (its features read by name), to 12 in all.
+rbf_cli_test(init_model_continues STDOUT "continued: the first [0-9]+ nodes? came from --init-model"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 12 --folds 0 --patience 0
+       --init-model quiet.rbfn --out continued.rbfn)
+rbf_cli_test(init_model_is_not_an_output EXIT 2 STDERR "--out .*quiet\\.rbfn.* --init-model"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --init-model quiet.rbfn --out quiet.rbfn)
+rbf_cli_test(init_model_and_resume EXIT 2 STDERR "--init-model excludes --resume|--resume excludes --init-model"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --init-model quiet.rbfn --resume quiet.rbfn)
+rbf_cli_test(init_model_other_data EXIT 2 STDERR "unknown feature column 'age'"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/iris.csv --target species --init-model quiet.rbfn --out other.rbfn)
+set_tests_properties(cli.init_model_continues cli.init_model_is_not_an_output cli.init_model_other_data
+  PROPERTIES FIXTURES_REQUIRED quiet_model)
+
 # inspect and evaluate --json (the regexes match '[' and ']' with '.': an unbalanced bracket
 # would hide the ';' between the arguments of the test from CMake).
 rbf_cli_test(inspect_text
