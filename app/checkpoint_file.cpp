@@ -34,6 +34,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   checkpoint.config = saved_config(net, path);
   checkpoint.state = model::decode_training_state(net.training_state, path);
   checkpoint.data_file = net.provenance.data_file;
+  checkpoint.network = net;
   return checkpoint;
 }
 

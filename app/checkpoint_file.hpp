@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/config.hpp"
+#include "model/network.hpp"
 #include "model/training_state.hpp"
 
 namespace rbf::app {
@@ -17,6 +18,9 @@ struct Checkpoint {
   model::Config config;        // the configuration the run used
   model::TrainingState state;  // its progress, checked
   std::string data_file;       // the data it was trained on, as named then
+  // Its model: the resumed run standardizes with this model's scalers, the space its nodes are
+  // in (a run continued from another model, --init-model, has that model's, not its data's).
+  model::Network network;
 };
 Checkpoint read_checkpoint(const std::string& path);
 

@@ -236,6 +236,7 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
   }
   if (!resume_from.empty()) {
     options.resume = &resume_state;
+    options.scalers_from = &resumed.network;
     spdlog::info("resuming {} at iteration {} with {} nodes", resume_from, resume_state.iteration,
                  resume_state.chosen.size());
   }

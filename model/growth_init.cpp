@@ -45,6 +45,9 @@ void GrowthRun<T>::start_from_model(const Network& init, double total_sse0, bool
   // A node the new rows cannot tell from the earlier ones (dependent on them there) leaves.
   replay(*backend_, /*drop_dependent=*/true);
   result.init_nodes = chosen_.size();
+  // The cost log and checkpoints count the model's nodes as iterations already made: the
+  // first new node is iteration init_nodes + 1.
+  iteration_ = chosen_.size() + skipped_.size();
   // The training error after each kept node, from Q^T Y as record_progress computes it.
   double sse = total_sse0;
   for (std::size_t j = 1; j <= chosen_.size(); ++j) {

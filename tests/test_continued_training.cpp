@@ -3,6 +3,8 @@
 // on all rows at once; and the data a model cannot continue on.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "data/synthetic.hpp"
 #include "model/fit_scores.hpp"
 #include "model/trainer.hpp"
+#include "model/training_state.hpp"
 
 using namespace rbf;
 
@@ -96,4 +99,45 @@ TEST_CASE("continued training: data the model was not made for are refused, nami
   const model::TrainResult more = model::train(iris, continued_config(20), on_iris);
   CHECK(more.init_nodes == c.network.nodes());
   CHECK(more.network.class_names == c.network.class_names);
+}
+
+TEST_CASE("continued training: an interrupted continued run resumes, in the first model's space, to the same model") {
+  const data::Dataset all = data::make_friedman1(2000, 6, 0.5, 9);
+  const data::Dataset first = slice(all, 0, 1000), second = slice(all, 1000, 1000);
+  const model::TrainResult a = model::train(first, continued_config(15));
+  model::Config cfg = continued_config(35);
+  cfg.stopping.patience = 0;  // every node grown: the resumed part has iterations to compare
+  model::TrainOptions options;
+  options.init = &a.network;
+  const model::TrainResult whole = model::train(second, cfg, options);
+
+  // The log counts on from the first model's nodes: the first new node's iteration follows them.
+  REQUIRE(whole.iterations.size() > 10);
+  CHECK(whole.iterations.front().iteration == whole.init_nodes + 1);
+  const std::size_t stop_at = whole.iterations[5].iteration;
+  std::atomic<bool> stop{false};
+  model::TrainOptions part_options = options;
+  part_options.stop_requested = &stop;
+  part_options.on_iteration = [&stop, stop_at](const model::IterationRecord& rec) {
+    if (rec.iteration == stop_at) stop = true;
+  };
+  const model::TrainResult part = model::train(second, cfg, part_options);
+  REQUIRE(part.interrupted);
+  const model::TrainingState state = model::decode_training_state(part.network.training_state, "part");
+  // As `rbfnet train --resume` does: the checkpoint's scalers, its nodes' space.
+  model::TrainOptions resumed_options;
+  resumed_options.resume = &state;
+  resumed_options.scalers_from = &part.network;
+  const model::TrainResult resumed = model::train(second, cfg, resumed_options);
+  // The same nodes; the weights to float32 rounding: a resumed run rebuilds every node of a
+  // continued model at its center (add_node_at), where the whole run added the grown ones as
+  // candidates, as after a refinement (docs/USAGE.md, "Interrupting and resuming").
+  CHECK(resumed.network.centers == whole.network.centers);
+  CHECK(resumed.network.widths == whole.network.widths);
+  REQUIRE(resumed.network.weights.size() == whole.network.weights.size());
+  double largest = 0;
+  for (double w : whole.network.weights) largest = std::max(largest, std::abs(w));
+  for (std::size_t i = 0; i < whole.network.weights.size(); ++i)
+    CHECK(std::abs(resumed.network.weights[i] - whole.network.weights[i]) <= 1e-3 * largest);
+  CHECK(resumed.network.x_scaler.mean == a.network.x_scaler.mean);
 }
