@@ -4,6 +4,7 @@
 // compact basis moves half the bytes of the float basis.
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpu/compact_basis_kernels.hpp"
@@ -207,7 +208,9 @@ __global__ void __launch_bounds__(kBlock)
     out[i] = __half2float(code[i]) * scale;
 }
 
-int row_blocks(int padded_rows) { return min(kCompactStatBlocks, max(1, blocks_for(padded_rows, kBlock))); }
+int row_blocks(int padded_rows) {
+  return std::min(kCompactStatBlocks, std::max(1, blocks_for(static_cast<std::size_t>(padded_rows), kBlock)));
+}
 
 }  // namespace
 
@@ -217,8 +220,8 @@ cudaError_t launch_compact_project(const unsigned short* qh, const float* scale,
   const int blocks = compact_project_blocks(static_cast<std::size_t>(padded_rows));
   // Few row blocks (under a million rows) split the columns too, so every SM has work.
   constexpr int kBlocksWanted = 512;
-  const int groups = max(1, min(blocks_for(static_cast<std::size_t>(cols), kWarps), kBlocksWanted / blocks));
-  compact_project_kernel<<<dim3(blocks, min(groups, kMaxGridY)), kBlock, 0, stream>>>(qh, ld, cols, padded_rows, v,
+  const int groups = std::max(1, std::min(blocks_for(static_cast<std::size_t>(cols), kWarps), kBlocksWanted / blocks));
+  compact_project_kernel<<<dim3(blocks, std::min(groups, kMaxGridY)), kBlock, 0, stream>>>(qh, ld, cols, padded_rows, v,
                                                                                        partial);
   compact_project_sum_kernel<<<blocks_for(cols, kBlock), kBlock, 0, stream>>>(partial, blocks, cols, scale, h);
   return cudaGetLastError();
