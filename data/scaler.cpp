@@ -66,14 +66,15 @@ Standardizer Standardizer::identity(std::size_t cols) {
   return s;
 }
 
+std::vector<double> Standardizer::inverse_scales() const {
+  std::vector<double> inverse_scale(columns());
+  for (std::size_t j = 0; j < inverse_scale.size(); ++j) inverse_scale[j] = 1.0 / scale[j];
+  return inverse_scale;
+}
+
 void Standardizer::transform(double* x, std::size_t rows) const {
-  const std::size_t cols = columns();
-  std::vector<double> inverse_scale(cols);
-  for (std::size_t j = 0; j < cols; ++j) inverse_scale[j] = 1.0 / scale[j];
-  for (std::size_t i = 0; i < rows; ++i) {
-    double* row = x + i * cols;
-    for (std::size_t j = 0; j < cols; ++j) row[j] = (row[j] - mean[j]) * inverse_scale[j];
-  }
+  const std::vector<double> inverse_scale = inverse_scales();
+  for (std::size_t i = 0; i < rows; ++i) transform_row(x + i * columns(), x + i * columns(), inverse_scale);
 }
 
 void Standardizer::inverse_transform(double* x, std::size_t rows) const {

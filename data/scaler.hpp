@@ -22,6 +22,12 @@ struct Standardizer {
 
   // In place: x[i][j] = (x[i][j] - mean[j]) / scale[j].
   void transform(double* x, std::size_t rows) const;
+  // 1 / scale per column, for transform_row.
+  std::vector<double> inverse_scales() const;
+  // One row: out[j] = (in[j] - mean[j]) * inverse_scale[j], transform's arithmetic (out may be in).
+  void transform_row(const double* in, double* out, const std::vector<double>& inverse_scale) const {
+    for (std::size_t j = 0; j < inverse_scale.size(); ++j) out[j] = (in[j] - mean[j]) * inverse_scale[j];
+  }
   // In place: x[i][j] = x[i][j] * scale[j] + mean[j].
   void inverse_transform(double* x, std::size_t rows) const;
 };

@@ -12,10 +12,9 @@ namespace rbf::model {
 void Network::predict(const double* x, std::size_t rows, std::vector<double>& out) const {
   const std::size_t d = inputs, k = outputs, m = nodes();
   out.assign(rows * k, 0.0);
-  // Each row standardized where it is used, as data::Standardizer::transform does it (the
-  // same arithmetic): a standardized copy of X would double the memory of a large prediction.
-  std::vector<double> inverse_scale(d);
-  for (std::size_t f = 0; f < d; ++f) inverse_scale[f] = 1.0 / x_scaler.scale[f];
+  // Each row standardized where it is used (the scaler's own row transform): a standardized
+  // copy of X would double the memory of a large prediction.
+  const std::vector<double> inverse_scale = x_scaler.inverse_scales();
   std::vector<double> gamma(m);
   for (std::size_t j = 0; j < m; ++j) gamma[j] = 1.0 / (2.0 * widths[j] * widths[j]);
 #pragma omp parallel
@@ -23,8 +22,7 @@ void Network::predict(const double* x, std::size_t rows, std::vector<double>& ou
     std::vector<double> standardized(d);  // this thread's row
 #pragma omp for schedule(static)
     for (long i = 0; i < static_cast<long>(rows); ++i) {
-      const double* raw = x + static_cast<std::size_t>(i) * d;
-      for (std::size_t f = 0; f < d; ++f) standardized[f] = (raw[f] - x_scaler.mean[f]) * inverse_scale[f];
+      x_scaler.transform_row(x + static_cast<std::size_t>(i) * d, standardized.data(), inverse_scale);
       const double* xi = standardized.data();
       double* oi = out.data() + static_cast<std::size_t>(i) * k;
       for (std::size_t t = 0; t < k; ++t) oi[t] = bias[t];
