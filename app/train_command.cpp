@@ -201,7 +201,8 @@ int save_results(model::TrainResult& result, const std::function<void(model::Net
 model::Config continued_config(const model::Config& config, const model::Network& init) {
   model::Config out = config;
   bool named = !init.feature_names.empty();
-  for (std::size_t f = 0; f < init.feature_names.size(); ++f) named = named && init.feature_names[f] != "x" + std::to_string(f);
+  for (std::size_t f = 0; f < init.feature_names.size(); ++f)
+    named = named && !model::generic_feature_name(init.feature_names[f], f);
   if (named && out.data.features.empty()) out.data.features = init.feature_names;
   return out;
 }

@@ -147,13 +147,15 @@ std::vector<std::size_t> fold_assignment(std::size_t rows, std::size_t folds, st
   return fold;
 }
 
+std::vector<std::size_t> all_indices(std::size_t n) {
+  std::vector<std::size_t> out(n);
+  std::iota(out.begin(), out.end(), std::size_t{0});
+  return out;
+}
+
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed) {
+  if (count >= n) return all_indices(n);
   std::vector<std::size_t> out;
-  if (count >= n) {
-    out.resize(n);
-    std::iota(out.begin(), out.end(), std::size_t{0});
-    return out;
-  }
   SplitMix64 rng(seed);
   if (count <= n / 8) {
     // Floyd's algorithm: O(count) memory when a small sample is drawn from many rows.

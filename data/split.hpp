@@ -28,6 +28,9 @@ Split stratified_split(const std::vector<std::size_t>& labels, double fraction, 
 std::vector<std::size_t> fold_assignment(std::size_t rows, std::size_t folds, std::uint64_t seed,
                                          const std::vector<std::size_t>& labels = {});
 
+// Every index of [0, n), in order.
+std::vector<std::size_t> all_indices(std::size_t n);
+
 // `count` distinct indices from [0, n) (all of them, in order, when count >= n), seeded
 // and platform independent, sorted ascending.
 std::vector<std::size_t> sample_indices(std::size_t n, std::size_t count, std::uint64_t seed);

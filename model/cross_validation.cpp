@@ -393,9 +393,7 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
     spdlog::info("averaged the model on every row with the {} folds' models: {} Gaussians, in {:.2f} s", folds,
                  result.network.nodes(), report.averaging_seconds);
   }
-  std::vector<std::size_t> rows(dataset.rows);
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  result.train_scores = score_rows(result.network, dataset, rows);
+  result.train_scores = score_rows(result.network, dataset, data::all_indices(dataset.rows));
   result.stop_reason = fmt::format("{}-fold cross-validation chose {} nodes", folds, report.nodes);
   result.cross_validation = report;
   return result;

@@ -20,6 +20,12 @@ struct Provenance {
   std::string backend;         // backend(s) used
 };
 
+// Whether `name` is what a feature without a name is called at position `index`: x0, x1, ...
+// (the Python package's arrays). Such names say nothing to match columns by.
+inline bool generic_feature_name(const std::string& name, std::size_t index) {
+  return name == "x" + std::to_string(index);
+}
+
 struct Network {
   data::Task task = data::Task::regression;
   std::size_t inputs = 0;   // d

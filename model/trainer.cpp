@@ -28,12 +28,6 @@ TrainResult grow(const data::Dataset& dataset, const Config& config, const Train
                                                         : GrowthRun<float>(dataset, config, options).run();
 }
 
-std::vector<std::size_t> every_row(const data::Dataset& dataset) {
-  std::vector<std::size_t> rows(dataset.rows);
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  return rows;
-}
-
 // A classifier's probability scale (model/probability_scale.cpp), and which rows fitted it.
 void calibrate_on(TrainResult& result, const data::Dataset& dataset, const std::vector<std::size_t>& rows,
                   const char* which) {
@@ -84,7 +78,7 @@ void refit_on_all_rows(const data::Dataset& dataset, const Config& config, const
   result.network = std::move(again.network);
   result.network.proba_scale = proba_scale;
   result.network.training_state.clear();
-  result.train_scores = score_rows(result.network, dataset, every_row(dataset));
+  result.train_scores = score_rows(result.network, dataset, data::all_indices(dataset.rows));
   result.refit.done = true;
   result.refit.nodes = result.network.nodes();
   result.refit.rows = again.train_rows;
@@ -119,8 +113,8 @@ void check_init_matches(const Network& init, const data::Dataset& ds) {
     throw InputError(what + ": the model has " + std::to_string(init.outputs) + " targets, the data " +
                      std::to_string(ds.targets));
   for (std::size_t f = 0; f < ds.features && f < init.feature_names.size(); ++f)
-    if (init.feature_names[f] != ds.feature_names[f] && init.feature_names[f] != "x" + std::to_string(f) &&
-        ds.feature_names[f] != "x" + std::to_string(f))
+    if (init.feature_names[f] != ds.feature_names[f] && !generic_feature_name(init.feature_names[f], f) &&
+        !generic_feature_name(ds.feature_names[f], f))
       throw InputError(what + ": its feature " + std::to_string(f + 1) + " is '" + init.feature_names[f] +
                        "', the data's '" + ds.feature_names[f] + "'");
 }
@@ -152,7 +146,7 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
     TrainResult result = detail::train_cross_validated(dataset, resolved, options, folds, grow);
     // The kept model was grown (or its folds' models averaged) over every row: no row is
     // held out to fit the probabilities on, so they are fitted on all of them.
-    if (!result.interrupted) calibrate_on(result, dataset, every_row(dataset), "all");
+    if (!result.interrupted) calibrate_on(result, dataset, data::all_indices(dataset.rows), "all");
     return result;
   }
   TrainOptions first = options;
