@@ -2,6 +2,9 @@
 #include "data/csv_messages.hpp"
 
 #include <cstdio>
+#include <cstring>
+
+#include "data/csv_tokenizer.hpp"
 
 namespace rbf::data {
 
@@ -85,7 +88,14 @@ std::string quote_for_message(std::string_view text) {
 }
 
 InputError csv_number_error(const std::string& file, std::size_t line, std::size_t column, NumberStatus status,
-                            std::string_view text, const std::string& where, bool target, const std::string& hint) {
+                            std::string_view text, const std::string& where, bool target, const std::string& hint,
+                            const std::string& advice) {
+  const bool advised = status == NumberStatus::empty || status == NumberStatus::not_a_number;
+  if (!target && hint.empty() && !advice.empty() && advised) {
+    const std::string what = status == NumberStatus::empty ? "missing value in " + where
+                                                          : quote_for_message(text) + " is not a number in " + where;
+    return csv_error(file, line, column, what + "; " + advice);
+  }
   // What to do about a feature cell (the delimiter's hint, when there is one, says more).
   const bool advise = !target && hint.empty();
   switch (status) {
@@ -112,6 +122,31 @@ InputError csv_number_error(const std::string& file, std::size_t line, std::size
                      why + "; rbfnet reads numeric features only: encode text as numbers (one 0/1 column per "
                            "category), or leave the column out of the features (train --features)");
   return csv_error(file, line, column, why + hint);
+}
+
+// NUL never occurs in CSV text; finding one early names binary files plainly, wherever
+// the NUL is, instead of failing later on a confusing number.
+void reject_nul_bytes(std::string_view text, const std::string& name, char delimiter_option) {
+  const void* hit = std::memchr(text.data(), 0, text.size());
+  if (!hit) return;
+  const char* nul = static_cast<const char*>(hit);
+  std::size_t line = 1;
+  const char* line_start = text.data();
+  for (const char* p = text.data(); p != nul; ++p) {
+    if (*p == '\n' || (*p == '\r' && p[1] != '\n')) {
+      ++line;
+      line_start = p + 1;
+    }
+  }
+  const char delimiter =
+      delimiter_option ? delimiter_option : detect_delimiter(physical_line(line_start, text.data() + text.size()));
+  std::size_t column = 1;
+  bool in_quotes = false;
+  for (const char* p = line_start; p != nul; ++p) {
+    if (*p == '"') in_quotes = !in_quotes;
+    if (*p == delimiter && !in_quotes) ++column;
+  }
+  throw csv_error(name, line, column, "NUL byte found: this looks like binary data, not CSV text");
 }
 
 }  // namespace rbf::data

@@ -12,10 +12,12 @@
 #include "data/class_labels.hpp"
 #include "data/csv_columns.hpp"
 #include "data/csv_messages.hpp"
+#include "data/csv_text_columns.hpp"
 #include "data/csv_tokenizer.hpp"
 #include "data/delimiter_hint.hpp"
 #include "data/errors.hpp"
 #include "data/input_file.hpp"
+#include "data/missing_cell.hpp"
 #include "data/number_parse.hpp"
 
 namespace rbf::data {
@@ -56,7 +58,7 @@ class CsvParser {
 
   Dataset parse() {
     check_delimiter_option();
-    reject_nul_bytes();
+    reject_nul_bytes(text_, name_, options_.delimiter);
     if (text_.substr(0, kUtf8Bom.size()) == kUtf8Bom) cursor_.pos += kUtf8Bom.size();
     skip_metadata_lines();
     read_header();
@@ -71,31 +73,6 @@ class CsvParser {
       throw InputError(name_ + ": the delimiter " + quote_for_message(std::string_view(&d, 1)) +
                        " cannot be used: it must not be a quote, a space or a line break");
     }
-  }
-
-  // NUL never occurs in CSV text; finding one early names binary files plainly, wherever
-  // the NUL is, instead of failing later on a confusing number.
-  void reject_nul_bytes() const {
-    const void* hit = std::memchr(text_.data(), 0, text_.size());
-    if (!hit) return;
-    const char* nul = static_cast<const char*>(hit);
-    std::size_t line = 1;
-    const char* line_start = text_.data();
-    for (const char* p = text_.data(); p != nul; ++p) {
-      if (*p == '\n' || (*p == '\r' && p[1] != '\n')) {
-        ++line;
-        line_start = p + 1;
-      }
-    }
-    const char delimiter =
-        options_.delimiter ? options_.delimiter : detect_delimiter(physical_line(line_start, cursor_.end));
-    std::size_t column = 1;
-    bool in_quotes = false;
-    for (const char* p = line_start; p != nul; ++p) {
-      if (*p == '"') in_quotes = !in_quotes;
-      if (*p == delimiter && !in_quotes) ++column;
-    }
-    throw csv_error(name_, line, column, "NUL byte found: this looks like binary data, not CSV text");
   }
 
   void skip_metadata_lines() {
@@ -163,6 +140,11 @@ class CsvParser {
                           std::to_string(plan_.target_columns.size()) + " were given");
     }
     keep_labels_ = task_ != TaskHint::regression && !plan_.target_columns.empty();
+    raw_ = options_.missing_features || options_.text_features || !options_.text_columns.empty();
+    text_slot_.assign(plan_.feature_columns.size(), 0);
+    for (std::size_t slot = 0; slot < plan_.feature_columns.size(); ++slot)
+      for (const std::string& name : options_.text_columns)
+        if (header_[plan_.feature_columns[slot]] == name) text_slot_[slot] = 1;
   }
 
   void read_rows() {
@@ -209,7 +191,7 @@ class CsvParser {
         double value = 0.0;
         switch (cells[column]) {
           case Cell::feature:
-            if (!read_plain_number(value, end)) value = read_number(column, end);
+            if (!read_plain_number(value, end)) value = raw_ ? read_raw_feature(column, slot, end) : read_number(column, end);
             x_row[slot] = value;
             break;
           case Cell::numeric_target:
@@ -290,6 +272,28 @@ class CsvParser {
     return value;
   }
 
+  // A feature cell of raw tabular data that is not a plain number: NaN where it is missing or
+  // text (its column then read as text in finish()), else as read_number reads it.
+  double read_raw_feature(std::size_t column, std::size_t slot, FieldEnd& end) {
+    CsvField field;
+    read_checked(field, column, nullptr);
+    end = field.end;
+    const std::string unescaped = field.has_doubled_quotes ? field.unescaped() : std::string();
+    const std::string_view text = field.has_doubled_quotes ? std::string_view(unescaped) : field.text;
+    double value = 0.0;
+    const NumberStatus status = parse_number_field(text, value);
+    if (status == NumberStatus::ok || text_slot_[slot]) return value;
+    if (is_missing_cell(text)) {  // never text: "NA" in a numeric column is a gap, allowed or not
+      if (options_.missing_features) return std::nan("");
+      throw number_error(NumberStatus::empty, text, field.line, column);
+    }
+    if (options_.text_features && status == NumberStatus::not_a_number) {
+      text_slot_[slot] = 1;
+      return value;
+    }
+    throw number_error(status, text, field.line, column);
+  }
+
   // A target cell kept as text until the whole column is known (auto) or always (classification).
   double read_label(std::size_t column, FieldEnd& end) {
     CsvField field;
@@ -338,9 +342,10 @@ class CsvParser {
   InputError number_error(NumberStatus status, std::string_view text, std::size_t line, std::size_t column) const {
     const bool target = plan_.role[column] == ColumnRole::target;
     const bool one_column = header_.size() == 1 && text.find_first_of(",;\t|:") != std::string_view::npos;
+    const std::string& advice = status == NumberStatus::empty ? options_.missing_advice : options_.text_advice;
     return csv_number_error(name_, line, column + 1, status, text,
                             (target ? "target " : "") + column_label(column, header_[column]), target,
-                            one_column ? delimiter_hint(header_text_, delimiter_) : std::string());
+                            one_column ? delimiter_hint(header_text_, delimiter_) : std::string(), advice);
   }
 
   [[noreturn]] void too_many_fields(std::size_t row_line) {
@@ -392,6 +397,7 @@ class CsvParser {
     }
     data.x = std::move(x_);
     data.y = std::move(y_);
+    read_text_features(text_, name_, options_, text_slot_, data);
     return data;
   }
 
@@ -408,6 +414,8 @@ class CsvParser {
   std::vector<std::string> header_;
   ColumnPlan plan_;
   bool keep_labels_ = false;
+  bool raw_ = false;                // options_ ask for raw tabular data
+  std::vector<char> text_slot_;     // per feature: read as text
 
   std::size_t rows_ = 0;
   std::vector<double> x_;

@@ -13,6 +13,13 @@ namespace rbf::data {
 struct CsvOptions {
   char delimiter = 0;          // 0 = detect among ',', ';' and '\t' from the header line
   std::size_t skip_rows = 0;   // metadata lines before the header row
+  // Raw tabular data (data/feature_encoding.hpp encodes it): a missing cell of a feature
+  // (data/missing_cell.hpp) reads as NaN; a feature column with text becomes a text feature.
+  bool missing_features = false;
+  bool text_features = false;
+  std::vector<std::string> text_columns;  // feature columns read as text whatever they hold
+  // What the message of a missing or non-numeric feature cell advises instead of the default.
+  std::string missing_advice, text_advice;
 };
 
 enum class TaskHint { auto_detect, regression, classification };

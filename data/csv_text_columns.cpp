@@ -1,7 +1,10 @@
 // Chosen CSV columns as text, with the reader's rules for BOM, metadata lines and blank lines.
 #include "data/csv_text_columns.hpp"
 
+#include <cmath>
+
 #include "data/csv_columns.hpp"
+#include "data/missing_cell.hpp"
 #include "data/csv_tokenizer.hpp"
 
 namespace rbf::data {
@@ -48,6 +51,29 @@ TextColumns read_text_columns(std::string_view text, const std::string& name, co
     result.rows.push_back(std::move(kept));
   }
   return result;
+}
+
+void read_text_features(std::string_view text, const std::string& name, const CsvOptions& options,
+                        const std::vector<char>& text_slot, Dataset& data) {
+  std::vector<std::string> names;
+  for (std::size_t f = 0; f < text_slot.size(); ++f)
+    if (text_slot[f]) names.push_back(data.feature_names[f]);
+  if (names.empty()) return;
+  const TextColumns read = read_text_columns(text, name, options, names);
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < text_slot.size(); ++f) {
+    if (!text_slot[f]) continue;
+    TextFeature feature;
+    feature.feature = f;
+    feature.cells.reserve(data.rows);
+    for (std::size_t i = 0; i < data.rows && i < read.rows.size(); ++i) {
+      const std::string& cell = read.rows[i][at];
+      feature.cells.push_back(is_missing_cell(cell) ? std::string() : cell);
+      data.x[i * data.features + f] = std::nan("");
+    }
+    data.text_features.push_back(std::move(feature));
+    ++at;
+  }
 }
 
 }  // namespace rbf::data

@@ -22,4 +22,9 @@ struct TextColumns {
 TextColumns read_text_columns(std::string_view text, const std::string& name, const CsvOptions& options,
                               const std::vector<std::string>& columns);
 
+// Fills data.text_features with the cells of each feature whose `text_slot` is set (missing
+// markers read as ""), and NaN in their place in data.x; `text` is what parse_csv read `data` from.
+void read_text_features(std::string_view text, const std::string& name, const CsvOptions& options,
+                        const std::vector<char>& text_slot, Dataset& data);
+
 }  // namespace rbf::data

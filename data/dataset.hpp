@@ -9,6 +9,13 @@ namespace rbf::data {
 
 enum class Task { regression, classification };
 
+// A feature column read as text (categories): its cells in row order, unescaped; a missing
+// cell is empty. Dataset::x holds NaN in its place until data/feature_encoding.hpp encodes it.
+struct TextFeature {
+  std::size_t feature = 0;          // index among the Dataset's features
+  std::vector<std::string> cells;   // one per row
+};
+
 struct Dataset {
   std::string source;                      // file the data came from (for messages)
   std::size_t rows = 0;
@@ -20,6 +27,9 @@ struct Dataset {
   std::vector<std::string> target_names;   // size targets
   Task task = Task::regression;
   std::vector<std::string> class_names;    // classification only; y holds indices into it
+  // Raw tabular data only (before data/feature_encoding.hpp encodes it): the text columns, and
+  // NaN in x for the missing cells of numeric ones. Empty for numbers ready to train on.
+  std::vector<TextFeature> text_features;
 
   const double* row(std::size_t i) const { return x.data() + i * features; }
 };

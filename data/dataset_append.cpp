@@ -8,7 +8,25 @@
 
 namespace rbf::data {
 
+namespace {
+
+// The text columns of both files, by feature: `more` was read with into's text columns as text.
+void append_text_features(Dataset& into, const Dataset& more) {
+  for (const TextFeature& extra : more.text_features) {
+    TextFeature* target = nullptr;
+    for (TextFeature& t : into.text_features)
+      if (t.feature == extra.feature) target = &t;
+    if (!target)
+      throw InputError(more.source + ": column '" + more.feature_names[extra.feature] +
+                       "' holds text, but in the training data " + into.source + " it holds numbers");
+    target->cells.insert(target->cells.end(), extra.cells.begin(), extra.cells.end());
+  }
+}
+
+}  // namespace
+
 void append_rows(Dataset& into, const Dataset& more) {
+  append_text_features(into, more);
   into.x.insert(into.x.end(), more.x.begin(), more.x.end());
   if (into.task == Task::classification) {
     // Each file numbers its classes by its own sorted labels: translate by name.
