@@ -146,6 +146,10 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_list(command, "--features", "data.features", "COL",
                  "Feature columns by name or index; default every non-target column");
   flags.add_value(command, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
+  flags.add_value(command, "--categorical", "data.categorical", "MODE",
+                  "Text feature columns: auto (one-hot encoded) or off (an error)");
+  flags.add_value(command, "--missing", "data.missing", "MODE",
+                  "Missing feature cells: auto (imputed, with an indicator) or off (an error)");
   flags.add_value(command, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
   flags.add_value(command, "--lambda", "trainer.lambda", "L", "Regularized-OLS term, >= 0");
   flags.add_value(command, "--output-ridge", "trainer.output_ridge", "A",

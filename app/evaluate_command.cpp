@@ -7,6 +7,7 @@
 #include "app/commands.hpp"
 #include "app/file_checks.hpp"
 #include "app/json_writer.hpp"
+#include "app/raw_columns.hpp"
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
 #include "data/input_file.hpp"
@@ -68,15 +69,14 @@ int finish(JsonWriter& json, bool print_json) {
 int run_evaluate(const EvaluateOptions& options) {
   const model::Network net = model::load_network(options.model);
   const bool classify = net.task == data::Task::classification;
-  data::CsvOptions csv;
-  csv.delimiter = options.delimiter;
-  csv.skip_rows = options.skip_rows;
+  const data::CsvOptions csv = model_csv_options(net, options.delimiter, options.skip_rows);
   data::ColumnSpec columns;
   columns.targets = options.target;
-  columns.features = net.feature_names;
-  const data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
-                                           input_name(options.data), csv, columns,
-                                           classify ? data::TaskHint::classification : data::TaskHint::regression);
+  columns.features = model_input_columns(net);
+  data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
+                                     input_name(options.data), csv, columns,
+                                     classify ? data::TaskHint::classification : data::TaskHint::regression);
+  encode_for_model(net, ds);
   const std::vector<std::size_t> output = model_outputs(ds.target_names, net.target_names, options.data);
   JsonWriter json;
   json.begin_object();

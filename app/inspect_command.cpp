@@ -75,6 +75,19 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   json.key("task").value(task_name(net));
   json.key("nodes").value(net.nodes());
   json.key("features").strings(net.feature_names);
+  // Raw tabular columns and how each became features; empty for a model trained on numbers.
+  json.key("columns").begin_array();
+  for (const data::EncodedColumn& c : net.encoding.columns) {
+    json.begin_object().key("name").value(c.name);
+    json.key("kind").value(c.kind == data::ColumnKind::categorical ? "categorical" : "numeric");
+    if (c.kind == data::ColumnKind::numeric) {
+      json.key("fill").value(c.fill).key("missing_indicator").value(c.indicator);
+    } else {
+      json.key("levels").strings(c.levels).key("other").value(c.pooled);
+    }
+    json.end_object();
+  }
+  json.end_array();
   json.key("targets").strings(net.target_names);
   json.key("classes").strings(net.class_names);
   // One row of k weights per feature, in the order of "features"; null without linear terms.
@@ -118,6 +131,10 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
 
 void print_text(const std::string& path, const model::Network& net, const WidthSummary& widths) {
   std::printf("model %s: %s, %zu nodes\n", path.c_str(), task_name(net).c_str(), net.nodes());
+  if (!net.encoding.empty()) {
+    std::printf("  columns (%zu), encoded as the features:\n", net.encoding.columns.size());
+    for (const std::string& line : data::describe_encoding(net.encoding)) std::printf("    %s\n", line.c_str());
+  }
   std::printf("  features (%zu): %s\n", net.feature_names.size(), joined(net.feature_names).c_str());
   std::printf("  target%s: %s\n", net.target_names.size() == 1 ? "" : "s", joined(net.target_names).c_str());
   if (!net.class_names.empty())

@@ -4,6 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/file_checks.hpp"
+#include "app/raw_columns.hpp"
 #include "data/atomic_file.hpp"
 #include "data/csv_reader.hpp"
 #include "data/csv_text_columns.hpp"
@@ -73,12 +74,11 @@ int run_predict(const PredictOptions& options) {
 
   const std::string name = input_name(options.data);
   const data::InputBytes bytes = data::read_input_file(data_path, "data file");  // read once: stdin cannot rewind
-  data::CsvOptions csv;
-  csv.delimiter = options.delimiter;
-  csv.skip_rows = options.skip_rows;
+  const data::CsvOptions csv = model_csv_options(net, options.delimiter, options.skip_rows);
   data::ColumnSpec columns;
-  columns.features = net.feature_names;  // by name; any other column (a target, say) is ignored
-  const data::Dataset ds = data::parse_csv(bytes.view(), name, csv, columns, data::TaskHint::regression);
+  columns.features = model_input_columns(net);  // by name; any other column (a target, say) is ignored
+  data::Dataset ds = data::parse_csv(bytes.view(), name, csv, columns, data::TaskHint::regression);
+  encode_for_model(net, ds);
   const data::TextColumns kept =
       options.keep.empty() ? data::TextColumns() : data::read_text_columns(bytes.view(), name, csv, options.keep);
 

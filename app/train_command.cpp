@@ -12,6 +12,7 @@
 #include "app/commands.hpp"
 #include "app/iteration_log.hpp"
 #include "app/label_check.hpp"
+#include "app/raw_columns.hpp"
 #include "app/resume_check.hpp"
 #include "app/task_hint.hpp"
 #include "app/train_summary.hpp"
@@ -99,7 +100,8 @@ data::OutputTarget check_files(const model::Config& config, const std::string& c
 // Reads the training file (and the validation file), once each: a FIFO cannot be read twice,
 // so one read serves the parser and the digest. A resumed run must find the data its state
 // was grown on.
-TrainInputs read_inputs(const model::Config& config, const std::string& resume_from, const Checkpoint& resumed) {
+TrainInputs read_inputs(const model::Config& config, const std::string& resume_from, const Checkpoint& resumed,
+                        const model::Network* init) {
   TrainInputs in;
   const data::InputBytes bytes = data::read_input_file(config.data.path, "data file");
   model::Sha256 hash;
@@ -117,9 +119,7 @@ TrainInputs read_inputs(const model::Config& config, const std::string& resume_f
   if (!resume_from.empty())
     check_resumed_data(resume_from, resumed.data_file, config.data.path, resumed.state.data_sha256, in.state_sha256);
 
-  data::CsvOptions csv;
-  csv.delimiter = config.data.delimiter;
-  csv.skip_rows = config.data.skip_rows;
+  data::CsvOptions csv = training_csv_options(config, init);
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
@@ -131,6 +131,10 @@ TrainInputs read_inputs(const model::Config& config, const std::string& resume_f
     data::ColumnSpec same;
     same.targets = dataset.target_names;
     same.features = dataset.feature_names;
+    for (const data::TextFeature& text : dataset.text_features)  // the training file's categories
+      csv.text_columns.push_back(dataset.feature_names[text.feature]);
+    csv.text_features = false;  // a column of numbers in the training file holds numbers here too
+    csv.text_advice = "the training file " + config.data.path + " holds numbers in this column";
     const bool classify = dataset.task == data::Task::classification;
     const data::Dataset held_out =
         data::parse_csv(validation_bytes.view(), config.data.validation_path, csv, same,
@@ -200,10 +204,10 @@ int save_results(model::TrainResult& result, const std::function<void(model::Net
 // feature names (where the model has names, and the config names no features itself).
 model::Config continued_config(const model::Config& config, const model::Network& init) {
   model::Config out = config;
-  bool named = !init.feature_names.empty();
-  for (std::size_t f = 0; f < init.feature_names.size(); ++f)
-    named = named && !model::generic_feature_name(init.feature_names[f], f);
-  if (named && out.data.features.empty()) out.data.features = init.feature_names;
+  const std::vector<std::string> columns = model_input_columns(init);
+  bool named = !columns.empty();
+  for (std::size_t f = 0; f < columns.size(); ++f) named = named && !model::generic_feature_name(columns[f], f);
+  if (named && out.data.features.empty()) out.data.features = columns;
   return out;
 }
 
@@ -226,7 +230,7 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
     check_resume_matches(resume_from, resumed.config, config);
   }
   const model::TrainingState& resume_state = resumed.state;
-  TrainInputs inputs = read_inputs(config, resume_from, resumed);
+  TrainInputs inputs = read_inputs(config, resume_from, resumed, init_model.empty() ? nullptr : &init);
 
   model::TrainOptions options;
   options.data_sha256 = inputs.state_sha256;

@@ -41,6 +41,14 @@ struct DataConfig {
   // With cross-validation: the saved model averages the model grown on every row with one
   // grown on each fold's training rows to the same node count and widths.
   bool average_folds = true;
+  // Raw tabular data (data/feature_encoding.hpp): feature columns with text one-hot encoded
+  // (false: an error), missing cells filled with the training median or a "(missing)" level
+  // (false: an error), levels in fewer than rare_level_rows rows pooled into "(other)", and at
+  // most max_levels levels of a column with a feature of their own.
+  bool categorical = true;
+  bool missing = true;
+  std::size_t rare_level_rows = 10;
+  std::size_t max_levels = 30;
 };
 
 // candidates.memory_budget_mb: auto.

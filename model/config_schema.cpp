@@ -58,6 +58,13 @@ void add_data_fields(std::vector<Field>& f) {
                          "a CSV file name"));
   f.push_back(folds_field());
   f.push_back(bool_field("data", "average_folds", member(&C::data, &DataConfig::average_folds)));
+  f.push_back(choice_field("data", "categorical", member(&C::data, &DataConfig::categorical),
+                           std::vector<Choice<bool>>{{true, "auto"}, {false, "off"}}));
+  f.push_back(choice_field("data", "missing", member(&C::data, &DataConfig::missing),
+                           std::vector<Choice<bool>>{{true, "auto"}, {false, "off"}}));
+  f.push_back(
+      unsigned_field("data", "rare_level_rows", member(&C::data, &DataConfig::rare_level_rows), std::size_t{1}));
+  f.push_back(unsigned_field("data", "max_levels", member(&C::data, &DataConfig::max_levels), std::size_t{1}));
 }
 
 // The candidates section's keys, in the order configs/default.yaml lists them.

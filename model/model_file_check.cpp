@@ -1,4 +1,5 @@
 // A network's internal consistency, refused by the model file's writer (no save) and reader (no load).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -46,6 +47,19 @@ std::string strings_problem(const std::vector<std::string>& list, const char* wh
     }
   }
   return {};
+}
+
+// An encoding must make exactly the network's features from uniquely named columns.
+std::string encoding_problem(const Network& net) {
+  const data::FeatureEncoding& e = net.encoding;
+  if (e.empty()) return {};
+  if (e.feature_names() != net.feature_names) return "the encoding does not make the model's features";
+  std::vector<std::string> names = e.raw_names();
+  std::sort(names.begin(), names.end());
+  if (std::adjacent_find(names.begin(), names.end()) != names.end()) return "the encoding names a column twice";
+  for (const data::EncodedColumn& c : e.columns)
+    if (!std::isfinite(c.fill)) return "the encoding's fill value of '" + c.name + "' is not finite";
+  return strings_problem(names, "encoded columns");
 }
 
 }  // namespace
@@ -107,6 +121,7 @@ std::string find_network_problem(const Network& net) {
   if (problem.empty()) problem = strings_problem(net.feature_names, "feature_names");
   if (problem.empty()) problem = strings_problem(net.target_names, "target_names");
   if (problem.empty()) problem = strings_problem(net.class_names, "class_names");
+  if (problem.empty()) problem = encoding_problem(net);
   if (problem.empty()) {
     const Provenance& p = net.provenance;
     problem = strings_problem({p.rbfnet_version, p.data_file, p.data_sha256, p.created_utc, p.config_yaml, p.backend},

@@ -44,6 +44,11 @@ inline constexpr std::uint32_t kModelFormatMinorLinear = 1;
 inline constexpr char kTagProbability[] = "PROB";
 inline constexpr std::uint32_t kModelFormatMinorProbability = 2;
 
+// Only in models trained on raw tabular data, and then required: a reader that skipped it
+// would read the raw columns as the encoded features.
+inline constexpr char kTagEncoding[] = "ENCD";
+inline constexpr std::uint32_t kModelFormatMinorEncoding = 3;
+
 inline constexpr std::uint32_t kTaskRegression = 0;
 inline constexpr std::uint32_t kTaskClassification = 1;
 

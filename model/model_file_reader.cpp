@@ -209,6 +209,26 @@ std::uint64_t read_meta(ByteReader& r, Network& net) {
   return nodes;
 }
 
+// ENCD: how raw columns become the features.
+data::FeatureEncoding read_encoding(ByteReader& r) {
+  data::FeatureEncoding encoding;
+  const std::uint64_t count = r.u64("encoded column count");
+  if (count < 1 || count > kMaxModelInputs) r.fail("claims " + std::to_string(count) + " encoded columns");
+  for (std::uint64_t i = 0; i < count; ++i) {
+    data::EncodedColumn c;
+    c.name = r.string("encoded column name");
+    const std::uint32_t kind = r.u32("encoded column kind");
+    if (kind > 1) r.fail("holds an encoded column of unknown kind " + std::to_string(kind));
+    c.kind = static_cast<data::ColumnKind>(kind);
+    c.fill = r.f64("fill value");
+    c.indicator = r.u8("missing indicator") != 0;
+    c.levels = r.strings("levels", kMaxModelInputs);
+    c.pooled = r.u8("pooled levels") != 0;
+    encoding.columns.push_back(std::move(c));
+  }
+  return encoding;
+}
+
 // NAME, XSCL, YSCL, NODE or PROV (META is read_meta's).
 void read_section(const std::string& tag, ByteReader& r, Network& net) {
   using namespace detail;
@@ -282,6 +302,12 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
       seen_probability = true;
       net.proba_scale = r.f64("probability scale");
       if (!(net.proba_scale > 0) || !std::isfinite(net.proba_scale)) r.fail("holds a probability scale that is not a positive number");
+      r.finish();
+      continue;
+    }
+    if (tag == kTagEncoding) {
+      if (!net.encoding.empty()) r.fail("appears twice");
+      net.encoding = read_encoding(r);
       r.finish();
       continue;
     }

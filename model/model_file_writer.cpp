@@ -91,7 +91,8 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   w.bytes().reserve(1024 + 8 * (net.centers.size() + net.widths.size() + net.weights.size()));
   w.put_raw(kMagic, sizeof kMagic);
   w.put_u32(kModelFormatVersion);
-  w.put_u32(net.proba_scale > 0   ? kModelFormatMinorProbability
+  w.put_u32(!net.encoding.empty() ? kModelFormatMinorEncoding
+            : net.proba_scale > 0   ? kModelFormatMinorProbability
             : net.linear.empty() ? kModelFormatMinor
                                  : kModelFormatMinorLinear);
   w.put_u64(0);  // file size, patched below
@@ -130,6 +131,19 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   if (!net.linear.empty()) {
     w.begin_section(kTagLinear, kSectionRequired);
     w.put_f64_array(net.linear);
+    w.end_section();
+  }
+  if (!net.encoding.empty()) {
+    w.begin_section(kTagEncoding, kSectionRequired);
+    w.put_u64(net.encoding.columns.size());
+    for (const data::EncodedColumn& c : net.encoding.columns) {
+      w.put_string(c.name);
+      w.put_u32(static_cast<std::uint32_t>(c.kind));
+      w.put_f64(c.fill);
+      w.put_u8(c.indicator ? 1 : 0);
+      w.put_strings(c.levels);
+      w.put_u8(c.pooled ? 1 : 0);
+    }
     w.end_section();
   }
   if (net.proba_scale > 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "data/feature_encoding.hpp"
 #include "data/scaler.hpp"
 
 namespace rbf::model {
@@ -33,6 +34,9 @@ struct Network {
   std::vector<std::string> feature_names;  // d
   std::vector<std::string> target_names;   // regression: k; classification: 1
   std::vector<std::string> class_names;    // classification: k
+  // Raw tabular columns to the d features (one-hot categories, imputed values); empty when the
+  // model was trained on numbers, its features then read as they are (data/feature_encoding.hpp).
+  data::FeatureEncoding encoding;
   data::Standardizer x_scaler;             // d columns
   data::Standardizer y_scaler;             // regression: k columns; classification: identity
 

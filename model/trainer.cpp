@@ -136,8 +136,8 @@ TrainResult continue_training(const data::Dataset& dataset, const Config& asked,
 
 }  // namespace
 
-TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
-  if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+// Training on numbers (every dataset, once encoded).
+TrainResult train_numbers(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
   if (options.init != nullptr) return continue_training(dataset, asked, options);
   const std::size_t folds = cross_validation_folds(dataset, asked, options);
   const bool choose_widths = chooses_widths_on_validation(dataset, asked, options, folds);
@@ -165,6 +165,37 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   } else {
     result.network.training_state.clear();
   }
+  return result;
+}
+
+data::EncodingOptions encoding_options(const Config& config) {
+  data::EncodingOptions options;
+  options.categorical = config.data.categorical;
+  options.missing = config.data.missing;
+  options.rare_rows = config.data.rare_level_rows;
+  options.max_levels = config.data.max_levels;
+  return options;
+}
+
+TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
+  if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  // Raw tabular data are encoded once, as a continued model encoded its own, and the encoding
+  // goes with every network the run hands out, so that each predicts from raw rows.
+  const data::FeatureEncoding encoding =
+      options.init ? options.init->encoding : data::fit_encoding(dataset, encoding_options(asked));
+  if (encoding.empty() && !data::needs_encoding(dataset)) return train_numbers(dataset, asked, options);
+  data::Dataset encoded = dataset;
+  data::apply_encoding(encoding, encoded);  // an empty encoding refuses missing cells and text
+  TrainOptions run = options;
+  if (options.on_checkpoint) {
+    run.on_checkpoint = [&options, &encoding](const Network& network) {
+      Network raw = network;
+      raw.encoding = encoding;
+      options.on_checkpoint(raw);
+    };
+  }
+  TrainResult result = train_numbers(encoded, asked, run);
+  if (result.network.inputs > 0) result.network.encoding = encoding;
   return result;
 }
 

@@ -177,10 +177,16 @@ struct TrainOptions {
   TrainerHooks hooks;
 };
 
-// Trains on `dataset` as `config` says. Throws rbf::InputError for data the trainer cannot use.
+// Trains on `dataset` as `config` says. Raw tabular data (text columns, missing cells) are
+// encoded first (data/feature_encoding.hpp, as data.categorical and data.missing say; a
+// continued model's own encoding), and the networks the run gives (result, checkpoints) carry
+// the encoding. Throws rbf::InputError for data the trainer cannot use.
 TrainResult train(const data::Dataset& dataset, const Config& config, const TrainOptions& options);
 TrainResult train(const data::Dataset& dataset, const Config& config,
                   const IterationCallback& on_iteration = {}, const TrainerHooks& hooks = {});
+
+// The encoding settings of config.data.
+data::EncodingOptions encoding_options(const Config& config);
 
 // Median pairwise Euclidean distance among up to `sample` rows of the row-major n x d
 // matrix x (the base width heuristic); 1 when every sampled distance is zero.

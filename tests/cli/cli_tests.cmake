@@ -121,8 +121,8 @@ rbf_cli_test(not_a_model_file EXIT 2 STDERR "not_a_model\\.rbfn"
   ARGS predict --model ${RBF_CLI_DATA}/not_a_model.rbfn --data ${RBF_CLI_DATA}/good.csv)
 rbf_cli_test(malformed_csv EXIT 2 STDERR "malformed\\.csv:3:"
   ARGS train --data ${RBF_CLI_DATA}/malformed.csv --target y)
-rbf_cli_test(non_numeric_csv EXIT 2 STDERR "nonnumeric\\.csv:3:2: .*abc"
-  ARGS train --data ${RBF_CLI_DATA}/nonnumeric.csv --target y)
+rbf_cli_test(non_numeric_csv EXIT 2 STDERR "nonnumeric\\.csv:3:2: 'abc' is not a number .*data\\.categorical is off"
+  ARGS train --data ${RBF_CLI_DATA}/nonnumeric.csv --target y --categorical off)
 rbf_cli_test(wrong_delimiter_hint EXIT 2
   STDERR "semicolon\\.csv:1: unknown target column 'y'.*the delimiter may be wrong: try --delimiter ';'"
   ARGS train --data ${RBF_CLI_DATA}/semicolon.csv --target y --delimiter ,)

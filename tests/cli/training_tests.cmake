@@ -281,3 +281,37 @@ rbf_cli_test(validation_data_new_class EXIT 2
 rbf_cli_test(validation_data_is_output EXIT 2 STDERR "--out .* is the same file as --validation-data"
   ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --validation-data ${RBF_CLI_DATA}/good_validation.csv
     --out ${RBF_CLI_DATA}/good_validation.csv)
+
+# --- raw tabular data: categories and missing values ---------------------------------------------
+# passengers.csv: a text column (Belfast, in 6 rows, is a rare level) and an age column with gaps
+# (empty and NA). The model keeps the encoding: inspect lists it, and predict takes raw rows
+# with the columns in another order, a gap and a level training never saw.
+rbf_cli_test(raw_table_train STDOUT "model: passengers\\.rbfn"
+  ARGS train --data ${RBF_CLI_DATA}/passengers.csv --target survived --backend cpu --quiet --log-level warn
+    --nodes 5 --out passengers.rbfn)
+set_tests_properties(cli.raw_table_train PROPERTIES FIXTURES_SETUP passengers_model)
+rbf_cli_test(raw_table_inspect
+  STDOUT "columns \\(3\\), encoded as the features:\n    port: categories, one-hot: Cherbourg, Queenstown, Southampton, and \\(other\\) for rare and unseen levels\n    age: numbers; a missing value reads as [0-9.]+ \\(the training median\\), flagged by 'age=\\(missing\\)'"
+  ARGS inspect passengers.rbfn)
+rbf_cli_test(raw_table_inspect_json STDOUT "\"columns\": ?.{\"name\": ?\"port\", ?\"kind\": ?\"categorical\""
+  ARGS inspect passengers.rbfn --json)
+rbf_cli_test(raw_table_predict STDOUT "^survived\n(no|yes)\n(no|yes)\n(no|yes)\n$"
+  STDERR "note: 1 cell\\(s\\) of 'port' had levels without a feature of their own \\(rare or unseen in training; the first 'Atlantis'\\)"
+  ARGS predict --model passengers.rbfn --data ${RBF_CLI_DATA}/passengers_new.csv)
+rbf_cli_test(raw_table_evaluate STDOUT "60 rows\n  accuracy 0\\.[5-9]"
+  ARGS evaluate --model passengers.rbfn --data ${RBF_CLI_DATA}/passengers.csv --target survived)
+# A model's numeric column still refuses text.
+rbf_cli_test(raw_table_predict_text_in_numbers EXIT 2
+  STDERR "passengers_text_fare\\.csv:2:1: 'cheap' is not a number in column 1 \\('fare'\\); the model reads this column as numbers"
+  ARGS predict --model passengers.rbfn --data ${RBF_CLI_DATA}/passengers_text_fare.csv)
+set_tests_properties(cli.raw_table_inspect cli.raw_table_inspect_json cli.raw_table_predict cli.raw_table_evaluate
+  cli.raw_table_predict_text_in_numbers PROPERTIES FIXTURES_REQUIRED passengers_model)
+# Each turned off: the cell that needs it, and the key that turns it on.
+rbf_cli_test(raw_table_categorical_off EXIT 2
+  STDERR "passengers\\.csv:2:1: 'Queenstown' is not a number in column 1 \\('port'\\); data\\.categorical is off: set --categorical auto"
+  ARGS train --data ${RBF_CLI_DATA}/passengers.csv --target survived --categorical off --out never.rbfn)
+rbf_cli_test(raw_table_missing_off EXIT 2
+  STDERR "passengers\\.csv:[0-9]+:2: missing value in column 2 \\('age'\\); data\\.missing is off"
+  ARGS train --data ${RBF_CLI_DATA}/passengers.csv --target survived --missing off --out never.rbfn)
+rbf_cli_test(raw_table_keys_default STDOUT "\n  categorical: auto\n  missing: auto\n  rare_level_rows: 10\n  max_levels: 30\n"
+  ARGS train --print-config)
