@@ -39,4 +39,14 @@ py::array_t<double> to_numpy(std::vector<double>&& values, const std::vector<std
   return py::array_t<double>(dims, owner->data(), free_when_done);
 }
 
+void attach_text_columns(data::Dataset& ds, const TextColumns& columns) {
+  for (const auto& column : columns) {
+    if (column.first >= ds.features || column.second.size() != ds.rows)
+      throw pybind11::value_error("a text column (index " + std::to_string(column.first) + ", " +
+                                  std::to_string(column.second.size()) + " cells) does not fit X (" +
+                                  std::to_string(ds.rows) + " x " + std::to_string(ds.features) + ")");
+    ds.text_features.push_back(data::TextFeature{column.first, column.second});
+  }
+}
+
 }  // namespace rbf::python

@@ -6,7 +6,11 @@
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
+
+#include "data/dataset.hpp"
 
 namespace rbf::python {
 
@@ -30,6 +34,13 @@ class MatrixView {
   bool is_float32_ = false;
   std::size_t rows_ = 0, cols_ = 0;
 };
+
+// Raw tabular columns from Python: (feature index, one text cell per row, "" where missing).
+using TextColumns = std::vector<std::pair<std::size_t, std::vector<std::string>>>;
+
+// Gives `ds` (rows and features set) its text columns; ValueError for an index or a length
+// that does not fit it.
+void attach_text_columns(data::Dataset& ds, const TextColumns& columns);
 
 // A NumPy array of `shape` that takes over `values`' storage (no copy); size must match.
 pybind11::array_t<double> to_numpy(std::vector<double>&& values, const std::vector<std::size_t>& shape);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/feature_encoding.hpp"
 #include "model/metrics.hpp"
 #include "model/model_file.hpp"
 #include "model/network.hpp"
@@ -24,8 +25,34 @@ using model::Network;
 // float32 rows are widened this many at a time, so predicting never doubles the input's memory.
 constexpr std::size_t kRowsPerBlock = 8192;
 
-py::array_t<double> predict(const Network& net, const py::handle& x) {
+// A model with an encoding reads raw tabular X (its columns, NaN where missing, and the text
+// columns): encoded here, with a Python warning for what training did not show.
+py::array_t<double> predict_raw(const Network& net, const MatrixView& view, const TextColumns& text) {
+  data::Dataset ds;
+  ds.source = "X";
+  ds.rows = view.rows();
+  ds.features = view.cols();
+  ds.feature_names = net.encoding.raw_names();
+  if (view.cols() != ds.feature_names.size())
+    throw py::value_error("X has " + std::to_string(view.cols()) + " columns, but the model reads " +
+                          std::to_string(ds.feature_names.size()));
+  ds.x.resize(ds.rows * ds.features);
+  view.copy_rows(0, ds.rows, ds.x.data());
+  attach_text_columns(ds, text);
+  const data::EncodingReport report = data::apply_encoding(net.encoding, ds);
+  if (!report.empty() && PyErr_WarnEx(PyExc_UserWarning, report.sentence().c_str(), 2) != 0)
+    throw py::error_already_set();
+  std::vector<double> out;
+  {
+    py::gil_scoped_release release;
+    net.predict(ds.x.data(), ds.rows, out);
+  }
+  return to_numpy(std::move(out), {ds.rows, net.outputs});
+}
+
+py::array_t<double> predict(const Network& net, const py::handle& x, const TextColumns& text) {
   const MatrixView view(x, "X");
+  if (!net.encoding.empty()) return predict_raw(net, view, text);
   if (view.cols() != net.inputs) {
     throw py::value_error("X has " + std::to_string(view.cols()) + " features, but the model expects " +
                           std::to_string(net.inputs));
@@ -89,18 +116,29 @@ void bind_model(py::module_& m) {
       .def("to_bytes", &to_bytes, "The model file's bytes.")
       .def_static("from_bytes", &from_bytes, py::arg("data"), py::arg("name") = "<bytes>",
                   "A model from a model file's bytes.")
-      .def("predict", &predict, py::arg("X"),
-           "Raw outputs (n, k): target units for regression, class scores for classification.")
+      .def("predict", &predict, py::arg("X"), py::arg("text_columns") = TextColumns(),
+           "Raw outputs (n, k): target units for regression, class scores for classification. A model "
+           "trained on raw tabular data reads its columns (`columns`), NaN where missing, with the text "
+           "columns as (index, cells) pairs.")
       .def(
           "probabilities",
-          [](const Network& net, const py::handle& x) {
+          [](const Network& net, const py::handle& x, const TextColumns& text) {
             if (net.task != data::Task::classification) throw py::value_error("a regression model has no classes");
-            py::array_t<double> scores = predict(net, x);
+            py::array_t<double> scores = predict(net, x, text);
             const std::size_t rows = static_cast<std::size_t>(scores.shape(0)), k = net.outputs;
             std::vector<double> p = model::class_probabilities(scores.data(), rows, k, net.proba_scale);
             return to_numpy(std::move(p), {rows, k});
           },
-          py::arg("X"), "Class probabilities (n, k), as `rbfnet predict --proba` writes them.")
+          py::arg("X"), py::arg("text_columns") = TextColumns(),
+          "Class probabilities (n, k), as `rbfnet predict --proba` writes them.")
+      .def_property_readonly(
+          "columns", [](const Network& n) { return n.encoding.empty() ? n.feature_names : n.encoding.raw_names(); },
+          "The columns a prediction reads: the raw tabular columns, or the features of a model trained on numbers.")
+      .def_property_readonly(
+          "text_columns", [](const Network& n) { return n.encoding.text_columns(); },
+          "The columns read as categories (one-hot encoded); empty for a model trained on numbers.")
+      .def_property_readonly("encoding", [](const Network& n) { return data::describe_encoding(n.encoding); },
+                             "How each raw column becomes features, one line each, as `rbfnet inspect` shows.")
       .def_readonly("proba_scale", &Network::proba_scale)
       .def_property_readonly("task", [](const Network& n) {
         return n.task == data::Task::classification ? "classification" : "regression";

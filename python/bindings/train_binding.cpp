@@ -149,10 +149,11 @@ class LogLevelScope {
 
 py::tuple train(const py::handle& x_array, const py::handle& y_array, const std::vector<std::string>& classes,
                 const std::vector<std::string>& feature_names, const std::vector<std::string>& target_names,
-                const std::vector<Setting>& settings, const py::object& init) {
+                const std::vector<Setting>& settings, const py::object& init, const TextColumns& text_columns) {
   const MatrixView x(x_array, "X"), y(y_array, "y");
   const model::Config config = make_config(settings, !classes.empty());
-  const data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);
+  data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);
+  attach_text_columns(ds, text_columns);
 
   std::vector<model::IterationRecord> records;
   std::atomic<bool> stop{false};
@@ -222,9 +223,11 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
 void bind_train(py::module_& m) {
   m.def("train", &train, py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("feature_names"),
         py::arg("target_names"), py::arg("settings"), py::arg("init") = py::none(),
+        py::arg("text_columns") = TextColumns(),
         "Trains a network. y is (n, targets), or (n, 1) class indices when `classes` names the classes; "
         "settings are (config key, values, parameter name) triples; `init`, a Model to continue from its "
-        "nodes, or None. Returns (Model, history, summary).");
+        "nodes, or None; `text_columns`, (column index, cells) pairs of raw tabular X, whose missing "
+        "numbers are NaN. Returns (Model, history, summary).");
 }
 
 }  // namespace rbf::python

@@ -4,9 +4,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._compat import validate_data
+from ._compat import FINITE_KEYWORD, validate_data
 from ._native import native
 from ._params import params_from_values, settings
+from ._table import is_table, split_columns
 
 # Accepted as they are (read in place when C-contiguous); anything else is converted to float64.
 FLOAT_DTYPES = (np.float64, np.float32)
@@ -63,6 +64,10 @@ class RBFNetBase(BaseEstimator):
         stratify=True,
         folds="auto",
         average_folds=True,
+        categorical="auto",
+        missing="auto",
+        rare_level_rows=10,
+        max_levels=30,
         pool=1000,
         width_factors=(0.5, 1.0, 2.0),
         sigma0=0.0,
@@ -112,6 +117,10 @@ class RBFNetBase(BaseEstimator):
         self.stratify = stratify
         self.folds = folds
         self.average_folds = average_folds
+        self.categorical = categorical
+        self.missing = missing
+        self.rare_level_rows = rare_level_rows
+        self.max_levels = max_levels
         self.pool = pool
         self.width_factors = width_factors
         self.sigma0 = sigma0
@@ -161,16 +170,34 @@ class RBFNetBase(BaseEstimator):
         """The fitted network to continue from (warm_start, partial_fit), or None."""
         return getattr(self, "network_", None) if warm else None
 
-    def _train(self, X, y, classes, target_names, init=None):
-        """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets);
-        with `init`, continues from that network's nodes (docs/PYTHON.md, continued training)."""
+    def _validate_fit(self, X, y, init, **kwargs):
+        """(numbers, text columns, y) of fit's X and y. X may be raw tabular data: text and
+        category columns, missing values (NaN, None) where `missing` is auto; rbfnet's encoding
+        (one-hot levels, filled values, docs/PYTHON.md) turns it into features and goes into the
+        model. Continuing, the model's category columns stay categories."""
+        table = is_table(X)
+        finite = {FINITE_KEYWORD: "allow-nan" if self.missing == "auto" else True}
+        X, y = validate_data(self, X, y, dtype=None if table else FLOAT_DTYPES, order="C", ensure_min_samples=2,
+                             reset=init is None, **finite, **kwargs)
+        numbers, text = split_columns(X, self._text_indices() if init is not None else ())
+        return numbers, text, y
+
+    def _text_indices(self):
+        """The fitted model's category columns, by index among its columns."""
+        columns = list(self.network_.columns)
+        return [columns.index(name) for name in self.network_.text_columns]
+
+    def _train(self, X, y, classes, target_names, init=None, text=()):
+        """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets),
+        `text` the text columns of raw tabular X; with `init`, continues from that network's
+        nodes (docs/PYTHON.md, continued training)."""
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = ["x%d" % j for j in range(X.shape[1])]
         y = np.ascontiguousarray(y, dtype=np.float64)
         self._loaded_from_file = False  # trained here now: scikit-learn's column rule
         network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self),
-                                                 init)
+                                                 init, list(text))
         self._set_network(network)
         self.history_ = {k: (np.array(v, dtype=str) if isinstance(v, list) else v) for k, v in history.items()}
         self.fit_summary_ = summary
@@ -188,14 +215,30 @@ class RBFNetBase(BaseEstimator):
         self.x_scale_ = network.x_scale
 
     def _checked(self, X):
-        """X validated for prediction, its columns by name for a loaded model."""
+        """(numbers, text columns) of X validated for prediction, its columns by name for a
+        loaded model; raw tabular X for a model trained on it (missing values allowed)."""
         check_is_fitted(self, "network_")
-        return validate_data(self, _columns_by_name(self, X), dtype=FLOAT_DTYPES, order="C", reset=False)
+        X = _columns_by_name(self, X)
+        table = is_table(X)
+        encoded = bool(self.network_.encoding)
+        finite = {FINITE_KEYWORD: "allow-nan" if encoded else True}
+        X = validate_data(self, X, dtype=None if table else FLOAT_DTYPES, order="C", reset=False, **finite)
+        if not table and not encoded:
+            return X, []
+        return split_columns(X, self._text_indices())
 
     def _scores(self, X):
         """Raw network outputs (n, k)."""
-        X = self._checked(X)  # first: it raises NotFittedError before network_ is read
-        return self.network_.predict(X)
+        X, text = self._checked(X)  # first: it raises NotFittedError before network_ is read
+        return self.network_.predict(X, text)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.missing == "auto"  # filled in, with an indicator
+        return tags
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"allow_nan": self.missing == "auto"}
 
     # ---- model files ----
 
@@ -220,10 +263,10 @@ class RBFNetBase(BaseEstimator):
             params = params_from_values(native.config_values(network.config_yaml))
         estimator = cls(**params)
         estimator._set_network(network)
-        estimator.n_features_in_ = network.inputs
-        names = [str(n) for n in network.feature_names]
+        names = [str(n) for n in network.columns]
+        estimator.n_features_in_ = len(names)
         # Arrays without names were trained as x0, x1, ...: such a model has no feature names.
-        if names and names != ["x%d" % j for j in range(network.inputs)]:
+        if names and names != ["x%d" % j for j in range(len(names))]:
             estimator.feature_names_in_ = np.array(names, dtype=object)
         estimator._loaded_from_file = True
         estimator.history_ = None

@@ -3,8 +3,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import FLOAT_DTYPES, RBFNetBase, target_names
-from ._compat import validate_data
+from ._base import RBFNetBase, target_names
 
 
 def _labels(names):
@@ -47,7 +46,7 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", ensure_min_samples=2, reset=init is None)
+        X, text, y = self._validate_fit(X, y, init)
         check_classification_targets(y)
         if classes is None and init is not None:
             classes = self.classes_  # continuing: the model's classes, whichever these rows have
@@ -65,7 +64,8 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         if len(set(names)) != len(names):
             raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
         self.classes_ = classes
-        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init)
+        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init,
+                           text)
 
     def predict(self, X):
         """The class with the largest score (ties: the first class), as `rbfnet predict` says."""
@@ -79,8 +79,8 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         rows the least log loss. None is exactly 0 or 1, and argmax(predict_proba(X)) always
         equals predict(X). A model file from before the scale gives the scores clipped at 0 and
         normalized."""
-        X = self._checked(X)
-        return self.network_.probabilities(X)
+        X, text = self._checked(X)
+        return self.network_.probabilities(X, text)
 
     @classmethod
     def _from_network(cls, network):

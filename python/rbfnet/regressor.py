@@ -2,8 +2,7 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ._base import FLOAT_DTYPES, RBFNetBase, target_names
-from ._compat import validate_data
+from ._base import RBFNetBase, target_names
 
 
 class RBFNetRegressor(RegressorMixin, RBFNetBase):
@@ -35,12 +34,11 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
-        X, y = validate_data(self, X, y, dtype=FLOAT_DTYPES, order="C", multi_output=True, y_numeric=True,
-                             ensure_min_samples=2, reset=init is None)
+        X, text, y = self._validate_fit(X, y, init, multi_output=True, y_numeric=True)
         self._y_2d = y.ndim == 2
         y2 = y.reshape(len(y), -1)
         names = ["y"] if y2.shape[1] == 1 and not self._y_2d else ["y%d" % j for j in range(y2.shape[1])]
-        return self._train(X, y2, [], target_names(given, names), init)
+        return self._train(X, y2, [], target_names(given, names), init, text)
 
     def predict(self, X):
         """Predicted targets, (n,) or (n, k) like the y it was fitted on."""
