@@ -86,19 +86,50 @@ void IterationLog::show_progress(const model::IterationRecord& r) {
   std::fprintf(stderr, "\r  %s\x1b[K", line_.text(r, elapsed).c_str());
   std::fflush(stderr);
   progress_shown_ = true;
+  progress_line_open() = true;
 }
 
-void IterationLog::begin_growth(const std::string& growth, std::size_t max_nodes) {
+void IterationLog::begin_growth(const std::string& growth, std::size_t max_nodes, std::size_t growths_after) {
   finish();  // the previous growth's last line stays on the screen
-  line_ = ProgressLine(max_nodes, growth);
+  log_fold_growth();
+  const auto now = std::chrono::steady_clock::now();
+  if (!growth_.empty()) {
+    ++growths_done_;
+    growths_seconds_ += std::chrono::duration<double>(now - growth_start_).count();
+  }
+  growth_ = growth;
+  growth_start_ = now;
+  const double per_growth = growths_done_ > 0 ? growths_seconds_ / static_cast<double>(growths_done_) : 0.0;
+  line_ = ProgressLine(max_nodes, growth, per_growth * static_cast<double>(growths_after));
 }
 
 void IterationLog::record_fold(const model::IterationRecord& r) {
-  if (progress_) show_progress(r);
+  if (progress_) {
+    show_progress(r);
+    return;
+  }
+  fold_nodes_ = r.nodes;
+  if (r.val_rmse >= 0 && (fold_best_rmse_ < 0 || r.val_rmse < fold_best_rmse_)) {
+    fold_best_rmse_ = r.val_rmse;
+    fold_best_nodes_ = r.nodes;
+  }
+}
+
+// Off a terminal, one line per fold growth: a line per fold iteration would be hundreds.
+void IterationLog::log_fold_growth() {
+  if (fold_nodes_ == 0) return;
+  const std::string best = fold_best_rmse_ >= 0 ? fmt::format(", lowest validation RMSE {:.5g} at {} nodes",
+                                                              fold_best_rmse_, fold_best_nodes_)
+                                                : std::string();
+  spdlog::log(quiet_ ? spdlog::level::debug : spdlog::level::info, "{}: grew {} nodes{}", growth_, fold_nodes_, best);
+  fold_nodes_ = fold_best_nodes_ = 0;
+  fold_best_rmse_ = -1;
 }
 
 void IterationLog::finish() {
-  if (progress_shown_) std::fprintf(stderr, "\n");
+  if (!progress_) log_fold_growth();
+  // A log line since may have ended the progress line already.
+  if (progress_shown_ && progress_line_open().exchange(false)) std::fprintf(stderr, "\n");
   progress_shown_ = false;
 }
 

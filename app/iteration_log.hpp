@@ -32,8 +32,11 @@ class IterationLog {
   void record(const model::IterationRecord& rec);
   // A cross-validated run: the next growth is `growth` (TrainOptions::on_growth_start), to
   // `max_nodes` nodes; the progress line starts with it and counts to that.
-  void begin_growth(const std::string& growth, std::size_t max_nodes);
-  // An iteration of a fold's growth: on the progress line only, not in the CSV or the log.
+  // `growths_after`: how many more growths the run makes after this one, for the estimate of
+  // the time left in all.
+  void begin_growth(const std::string& growth, std::size_t max_nodes, std::size_t growths_after = 0);
+  // An iteration of a fold's growth: on the progress line, or off a terminal summed up in one
+  // log line per growth (its nodes and lowest validation error); not in the CSV.
   void record_fold(const model::IterationRecord& rec);
   // Ends the progress line, if one is showing.
   void finish();
@@ -44,6 +47,7 @@ class IterationLog {
  private:
   void open_csv();
   void show_progress(const model::IterationRecord& rec);
+  void log_fold_growth();
 
   data::OutputTarget target_;
   bool append_ = false;
@@ -53,6 +57,13 @@ class IterationLog {
   bool progress_shown_ = false;
   ProgressLine line_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  // The growth being shown (cross-validated runs), and what its fold iterations reached.
+  std::string growth_;
+  std::chrono::steady_clock::time_point growth_start_ = start_;
+  std::size_t growths_done_ = 0;
+  double growths_seconds_ = 0;  // the finished growths' time, for the estimate of the rest
+  std::size_t fold_nodes_ = 0, fold_best_nodes_ = 0;
+  double fold_best_rmse_ = -1;
 };
 
 }  // namespace rbf::app

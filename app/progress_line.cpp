@@ -16,6 +16,11 @@ constexpr std::size_t kRecentIterations = 10;
 
 }  // namespace
 
+std::atomic<bool>& progress_line_open() {
+  static std::atomic<bool> open{false};
+  return open;
+}
+
 std::string duration_text(double seconds) {
   if (seconds < 1) return fmt::format("{:.0f} ms", seconds * 1000);
   if (seconds < 60) return fmt::format("{:.1f} s", seconds);
@@ -35,9 +40,15 @@ std::string ProgressLine::text(const model::IterationRecord& r, double elapsed_s
   if (r.val_rmse >= 0) line += fmt::format("  val_rmse {:.5g}", r.val_rmse);
   if (r.val_accuracy >= 0) line += fmt::format("  val_acc {:.4f}", r.val_accuracy);
   line += "  elapsed " + duration_text(elapsed_s);
-  // At most this much: early stopping or the goal may end the run sooner.
-  if (r.nodes < max_nodes_)
-    line += ", up to " + duration_text(ms_per_node / 1000 * static_cast<double>(max_nodes_ - r.nodes)) + " left";
+  // At most this much: early stopping or the goal may end the growth sooner.
+  const double growth_left =
+      r.nodes < max_nodes_ ? ms_per_node / 1000 * static_cast<double>(max_nodes_ - r.nodes) : 0.0;
+  if (later_s_ > 0) {
+    // The later growths at the pace of the finished ones: an estimate, not a bound.
+    line += ", about " + duration_text(growth_left + later_s_) + " left in all";
+  } else if (r.nodes < max_nodes_) {
+    line += ", up to " + duration_text(growth_left) + " left";
+  }
   return line;
 }
 

@@ -257,8 +257,8 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
                    /*append=*/!resume_from.empty());
   options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
   options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
-  options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes) {
-    log.begin_growth(growth, max_nodes);
+  options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes, std::size_t growths_after) {
+    log.begin_growth(growth, max_nodes, growths_after);
   };
   options.checkpoint_every = config.output.checkpoint_every;
   // The trainer fills in the backend; everything else about where the model came from is ours.

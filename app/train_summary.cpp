@@ -69,6 +69,11 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),
               result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
               result.stop_reason.c_str());
+  // That growth is one of several when a model was chosen among growths: say what all cost.
+  if (result.cross_validation.folds > 0 || result.total_seconds > 1.5 * (result.seconds + result.setup_seconds) + 0.01)
+    std::printf("  training took %.3f s in all%s\n", result.total_seconds,
+                result.cross_validation.folds > 0 ? ": the folds, the model on every row and its scoring"
+                                                  : ": every growth the choice of the model made");
   const model::RefitReport& refit = result.refit;
   if (refit.done) {
     std::printf("  kept %zu nodes (best on validation), then grew them again on all %zu rows in %.3f s (refit)\n",

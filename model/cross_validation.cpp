@@ -76,6 +76,7 @@ TrainOptions fold_growth_options(const TrainOptions& run, std::size_t growths_ah
   o.hooks = run.hooks;
   o.data_sha256 = run.data_sha256;
   o.growths_ahead = growths_ahead;
+  o.patience_past_best = true;
   return o;
 }
 
@@ -255,7 +256,10 @@ bool grow_folds(const data::Dataset& dataset, const Config& config, const TrainO
       c.candidates.width_factors = report.width_sets[s];
       c.data.folds = 0;
       c.data.validation_path.clear();
-      c.stopping.patience = 0;  // every fold grows to max_nodes: the mean curve needs them all
+      // A fold stops as a hold-out growth does, `patience` nodes past its lowest validation
+      // error: growing every fold to max_nodes made cross-validation cost 50-100 times a
+      // hold-out fit where a few dozen nodes were chosen. The mean curve is taken over the node
+      // counts every fold reached (choose_from_folds).
       // This fold's growth, the folds after it, the growth on all rows and the fold models.
       TrainOptions o = fold_growth_options(
           options, (report.width_sets.size() - s) * folds - k + 1 + (config.data.average_folds ? folds : 0));
@@ -273,7 +277,9 @@ bool grow_folds(const data::Dataset& dataset, const Config& config, const TrainO
       const std::string growth =
           fmt::format("cross-validation fold {} of {}, widths {}", k + 1, folds, widths_text(report.width_sets[s]));
       spdlog::debug("{}", growth);
-      if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
+      if (options.on_growth_start)
+        options.on_growth_start(growth, c.stopping.max_nodes,
+                                (report.width_sets.size() - s) * folds - k + (config.data.average_folds ? folds : 0));
       TrainResult r;
       {
         const FoldLogScope quiet;
@@ -315,7 +321,8 @@ bool grow_fold_models(const data::Dataset& dataset, const Config& all, const Tra
     o.scalers_from = &members.front();
     fold_training_dataset(dataset, fold_of, k, fold);
     if (options.on_growth_start)
-      options.on_growth_start(fmt::format("fold {} of {}, for the average", k + 1, folds), all.stopping.max_nodes);
+      options.on_growth_start(fmt::format("fold {} of {}, for the average", k + 1, folds), all.stopping.max_nodes,
+                              folds - k - 1);
     TrainResult r;
     {
       const FoldLogScope quiet;
@@ -339,8 +346,14 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   report.folds = folds;
   report.width_sets = cross_validation_width_sets(config.candidates.width_factors);
 
-  spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
-               config.stopping.max_nodes);
+  if (config.stopping.patience > 0) {
+    spdlog::info("cross-validation: {} folds x {} width sets, each grown until {} nodes, or as many as it had at its "
+                 "lowest validation error, bring no improvement (at most {} nodes)",
+                 folds, report.width_sets.size(), config.stopping.patience, config.stopping.max_nodes);
+  } else {
+    spdlog::info("cross-validation: {} folds x {} width sets, each grown to {} nodes", folds, report.width_sets.size(),
+                 config.stopping.max_nodes);
+  }
   std::vector<FoldCurves> per_set;
   std::vector<std::vector<double>> ridges;
   // TrainResult's default stage is cross-validation's.
@@ -368,7 +381,9 @@ TrainResult train_cross_validated(const data::Dataset& dataset, const Config& co
   all.stopping.goal = 0;  // exactly the chosen count: a goal met on the folds' rows says nothing here
   all.stopping.refit = false;
   all.trainer.output_ridge = report.output_ridge;
-  if (options.on_growth_start) options.on_growth_start("all rows", all.stopping.max_nodes);
+  if (options.on_growth_start)
+    options.on_growth_start("all rows", all.stopping.max_nodes,
+                            config.data.average_folds && report.nodes > 0 ? folds : 0);
   log_choice(report);
   TrainOptions final_options = options;
   final_options.validation_from = 0;

@@ -176,7 +176,10 @@ class GrowthRun {
   // The best model so far with the state to resume it, handed to options_.on_checkpoint.
   void write_checkpoint(double elapsed_seconds);
   bool patience_exhausted() const {
-    return nv_ > 0 && config_.stopping.patience > 0 && since_best_ >= config_.stopping.patience;
+    if (nv_ == 0 || config_.stopping.patience == 0) return false;
+    const std::size_t patience =
+        options_.patience_past_best ? std::max(config_.stopping.patience, best_nodes_) : config_.stopping.patience;
+    return since_best_ >= patience;
   }
   // Refuses, before growing, a growth to stopping.max_nodes that `b`'s memory cannot hold:
   // DeviceMemoryError for a GPU (auto then stays on, or goes back to, the CPU), RuntimeError for

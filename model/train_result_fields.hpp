@@ -85,6 +85,7 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
   v.field("backend", r.network.provenance.backend);
   v.field("seconds", r.seconds);
   v.field("setup_seconds", r.setup_seconds);
+  v.field("total_seconds", r.total_seconds);
   v.field("refine_seconds", r.refine_seconds);
   v.field("train_rows", r.train_rows);
   v.field("validation_rows", r.validation_rows);

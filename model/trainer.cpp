@@ -3,6 +3,7 @@
 #include "model/trainer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <spdlog/spdlog.h>
@@ -179,11 +180,16 @@ data::EncodingOptions encoding_options(const Config& config) {
 
 TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
   if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+  const auto start = std::chrono::steady_clock::now();
+  const auto timed = [&start](TrainResult result) {
+    result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
   // Raw tabular data are encoded once, as a continued model encoded its own, and the encoding
   // goes with every network the run hands out, so that each predicts from raw rows.
   const data::FeatureEncoding encoding =
       options.init ? options.init->encoding : data::fit_encoding(dataset, encoding_options(asked));
-  if (encoding.empty() && !data::needs_encoding(dataset)) return train_numbers(dataset, asked, options);
+  if (encoding.empty() && !data::needs_encoding(dataset)) return timed(train_numbers(dataset, asked, options));
   data::Dataset encoded = dataset;
   data::apply_encoding(encoding, encoded);  // an empty encoding refuses missing cells and text
   TrainOptions run = options;
@@ -196,7 +202,7 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   }
   TrainResult result = train_numbers(encoded, asked, run);
   if (result.network.inputs > 0) result.network.encoding = encoding;
-  return result;
+  return timed(std::move(result));
 }
 
 TrainResult train(const data::Dataset& dataset, const Config& config, const IterationCallback& on_iteration,

@@ -68,6 +68,9 @@ struct TrainResult {
   double seconds = 0;          // wall time of the growth loop (refinements during growth included)
   double refine_seconds = 0;   // wall time of every refinement, rebuilds included
   double setup_seconds = 0;    // data transfer, candidate evaluation, initial pass
+  // The whole training: model selection's growths (cross-validation, the widths on validation
+  // rows), the kept growth, a refit, averaging and scoring; `seconds` is the kept growth's alone.
+  double total_seconds = 0;
   std::size_t train_rows = 0, validation_rows = 0, candidates = 0;
   bool candidates_stored = true;
   std::string candidate_storage_reason;  // why, from contracts/candidate_storage.hpp's rule
@@ -146,8 +149,9 @@ struct TrainOptions {
   // not: the result's iterations are those of the model on every row.
   IterationCallback on_fold_iteration;
   // Called before each growth of a cross-validated run: what it grows ("cross-validation fold
-  // 2 of 5, widths 1,2", then "all rows") and to how many nodes, for progress displays.
-  std::function<void(const std::string& growth, std::size_t max_nodes)> on_growth_start;
+  // 2 of 5, widths 1,2", then "all rows"), to how many nodes, and how many growths follow it
+  // in this training (at most), for progress displays.
+  std::function<void(const std::string& growth, std::size_t max_nodes, std::size_t growths_after)> on_growth_start;
   // Every `checkpoint_every` iterations (0: never) on_checkpoint receives the best model so
   // far with its training_state filled in: a file to predict with and to resume from.
   std::size_t checkpoint_every = 0;
@@ -174,6 +178,10 @@ struct TrainOptions {
   // network's scalers, starts from its nodes and grows more, to stopping.max_nodes in all; the
   // weights are solved on the new rows. No cross-validation, width choice or refit then.
   const Network* init = nullptr;
+  // Cross-validation's folds: the patience is at least the node count of the lowest validation
+  // error so far, so a fold grows to at least twice that count; a curve still falling slowly
+  // (Friedman #1 keeps 160-280 nodes) is not cut where the run's patience alone would cut it.
+  bool patience_past_best = false;
   TrainerHooks hooks;
 };
 

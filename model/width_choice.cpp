@@ -53,7 +53,7 @@ TrainResult train_choosing_widths(const data::Dataset& dataset, const Config& co
     };
     const std::string growth = fmt::format("widths {} ({} of {})", widths_text(sets[s]), s + 1, sets.size());
     spdlog::info("choosing the widths on the validation rows: growing {}", growth);
-    if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes);
+    if (options.on_growth_start) options.on_growth_start(growth, c.stopping.max_nodes, o.growths_ahead - 1);
     results.push_back(grow(dataset, c, o));
     if (results[s].interrupted)
       return stopped_with_nothing_to_save("the width choice on the validation rows, before either growth was kept");

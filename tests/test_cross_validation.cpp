@@ -288,7 +288,7 @@ TEST_CASE("cross-validation: the growths for the average report every iteration 
   model::TrainOptions o;
   bool averaging = false;
   std::size_t averaging_nodes = 0;
-  o.on_growth_start = [&](const std::string& growth, std::size_t) {
+  o.on_growth_start = [&](const std::string& growth, std::size_t, std::size_t) {
     averaging = growth.find("for the average") != std::string::npos;
   };
   o.on_fold_iteration = [&](const model::IterationRecord& rec) {
@@ -298,6 +298,19 @@ TEST_CASE("cross-validation: the growths for the average report every iteration 
   REQUIRE(r.cross_validation.averaged_models == model::kAutoFolds + 1);
   REQUIRE(r.cross_validation.nodes > 5);
   CHECK(averaging_nodes == model::kAutoFolds * r.cross_validation.nodes);
+}
+
+TEST_CASE("cross-validation: each growth says how many growths follow it, down to none") {
+  // The progress line's estimate of the time left in all counts on it.
+  model::TrainOptions o;
+  std::vector<std::size_t> after;
+  o.on_growth_start = [&](const std::string&, std::size_t, std::size_t growths_after) {
+    after.push_back(growths_after);
+  };
+  const model::TrainResult r = model::train(data::make_friedman1(400, 5, 0.5, 3), cv_config(), o);
+  REQUIRE(r.cross_validation.averaged_models > 0);
+  REQUIRE(after.size() == r.cross_validation.width_sets.size() * model::kAutoFolds + 1 + model::kAutoFolds);
+  for (std::size_t i = 0; i < after.size(); ++i) CHECK(after[i] == after.size() - 1 - i);
 }
 
 TEST_CASE("cross-validation: without Gaussians there is nothing to average") {
@@ -312,7 +325,7 @@ TEST_CASE("cross-validation: a stop while the folds' models grow leaves nothing 
   model::TrainOptions o;
   o.stop_requested = &stop;
   std::vector<std::string> growths;
-  o.on_growth_start = [&](const std::string& growth, std::size_t) {
+  o.on_growth_start = [&](const std::string& growth, std::size_t, std::size_t) {
     growths.push_back(growth);
     if (growth.find("for the average") != std::string::npos) stop.store(true);
   };

@@ -97,7 +97,7 @@ TEST_CASE("width choice: the lower validation RMSE kept, the other reported, the
   model::TrainOptions o;
   o.on_fold_iteration = [&](const model::IterationRecord& rec) { progress.push_back(rec.width); };
   o.on_iteration = [&](const model::IterationRecord& rec) { replayed.push_back(rec.width); };
-  o.on_growth_start = [&](const std::string& g, std::size_t) { growths.push_back(g); };
+  o.on_growth_start = [&](const std::string& g, std::size_t, std::size_t) { growths.push_back(g); };
   model::Config chosen;
   const model::TrainResult r = model::detail::train_choosing_widths(ds, c, o, fake_growth, chosen);
   CHECK(chosen.candidates.width_factors == std::vector<double>{1, 2});

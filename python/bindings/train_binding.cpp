@@ -4,6 +4,7 @@
 #include "python/bindings/train_binding.hpp"
 
 #include <pybind11/stl.h>
+#include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -133,6 +134,14 @@ py::dict summary(const model::TrainResult& result) {
   return s;
 }
 
+// A progress line at level info whatever the level now is: the trainer raises it while model
+// selection's folds grow, to keep their own log lines out.
+void log_progress(const std::string& text) {
+  const std::shared_ptr<spdlog::logger> logger = spdlog::default_logger();
+  const spdlog::details::log_msg message(logger->name(), spdlog::level::info, text);
+  for (const spdlog::sink_ptr& sink : logger->sinks()) sink->log(message);
+}
+
 // Sets spdlog's level for one training run and puts the previous one back.
 class LogLevelScope {
  public:
@@ -173,22 +182,32 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
       stop.store(true);
     }
   };
-  // At log level info (verbose=1) a progress line at most every second, as the CLI's.
+  // At log level info (verbose=1) a progress line at most every second, as the CLI's, for
+  // every growth: model selection's folds too, whose own log lines the trainer quiets.
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   auto last_progress = started;
+  const bool show_progress = spdlog::level::from_str(config.logging.level) <= spdlog::level::info;
+  std::string growth = "growing";
+  auto progress = [&](const model::IterationRecord& rec) {
+    const auto now = Clock::now();
+    if (!show_progress || now - last_progress < std::chrono::seconds(1)) return;
+    last_progress = now;
+    log_progress(fmt::format("{}: {} nodes, training RMSE {:.4g} (standardized), {} validation, {:.1f} s", growth,
+                             rec.nodes, rec.train_rmse,
+                             rec.val_rmse >= 0 ? fmt::format("RMSE {:.4g}", rec.val_rmse) : std::string("no"),
+                             std::chrono::duration<double>(now - started).count()));
+  };
+  options.on_growth_start = [&](const std::string& name, std::size_t, std::size_t) { growth = name; };
   options.on_iteration = [&](const model::IterationRecord& rec) {
     records.push_back(rec);
-    const auto now = Clock::now();
-    if (spdlog::should_log(spdlog::level::info) && now - last_progress >= std::chrono::seconds(1)) {
-      last_progress = now;
-      spdlog::info("growing: {} nodes, training RMSE {:.4g} (standardized), {} validation, {:.1f} s", rec.nodes,
-                   rec.train_rmse, rec.val_rmse >= 0 ? fmt::format("RMSE {:.4g}", rec.val_rmse) : std::string("no"),
-                   std::chrono::duration<double>(now - started).count());
-    }
+    progress(rec);
     check_signals();
   };
-  options.on_fold_iteration = [&](const model::IterationRecord&) { check_signals(); };
+  options.on_fold_iteration = [&](const model::IterationRecord& rec) {
+    progress(rec);
+    check_signals();
+  };
 
   model::TrainResult result;
   {

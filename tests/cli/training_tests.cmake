@@ -142,7 +142,7 @@ rbf_cli_test(quiet_train_summary_only
 # Small data are cross-validated by default (data.folds auto): the summary says what the folds
 # chose, in target units, and the JSON summary has it too.
 rbf_cli_test(cross_validation_summary
-  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  kept ([0-9]+ nodes with widths [0-9., ]+ x sigma0|0 nodes \\(linear terms and bias only\\)), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
+  STDOUT "stopped: 5-fold cross-validation chose [0-9]+ nodes\n  training took [0-9.]+ s in all: the folds, the model on every row and its scoring\n  kept ([0-9]+ nodes with widths [0-9., ]+ x sigma0|0 nodes \\(linear terms and bias only\\)), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE [0-9.]+\\), then grown on all 442 rows\n.*all rows: +RMSE [0-9.e+-]+ \\(target units\\), R2 0\\.[0-9]+, 442 rows\n"
   NOT_STDOUT "validation: " NOT_STDERR "."
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --quiet --out cv.rbfn)
 rbf_cli_test(cross_validation_json
@@ -152,7 +152,7 @@ rbf_cli_test(cross_validation_json
 # A linear target with noise: a few Gaussians score lowest on the folds, but within one
 # standard error of none, so the model keeps the linear terms only, and it predicts.
 rbf_cli_test(cross_validation_keeps_the_linear_model
-  STDOUT "chose 0 nodes\n  kept 0 nodes \\(linear terms and bias only\\), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE 0\\.2[0-9]+\\), then grown on all 120 rows\n  [1-9][0-9]* nodes? scored lowest \\(mean validation RMSE 0\\.2[0-9]+\\), within one standard error of no Gaussians: kept the simpler model\n.*linear terms: 3 features"
+  STDOUT "chose 0 nodes\n  training took [0-9.]+ s in all: the folds, the model on every row and its scoring\n  kept 0 nodes \\(linear terms and bias only\\), chosen by 5-fold cross-validation in [0-9.]+ s \\(mean validation RMSE 0\\.2[0-9]+\\), then grown on all 120 rows\n  [1-9][0-9]* nodes? scored lowest \\(mean validation RMSE 0\\.2[0-9]+\\), within one standard error of no Gaussians: kept the simpler model\n.*linear terms: 3 features"
   ARGS train --data ${RBF_CLI_DATA}/linear_noise.csv --target y --nodes 10 --quiet --out linear_cv.rbfn)
 set_tests_properties(cli.cross_validation_keeps_the_linear_model PROPERTIES FIXTURES_SETUP linear_cv_model)
 rbf_cli_test(cross_validation_linear_model_predicts STDOUT "^y\n[0-9.-]+\n"
@@ -315,3 +315,8 @@ rbf_cli_test(raw_table_missing_off EXIT 2
   ARGS train --data ${RBF_CLI_DATA}/passengers.csv --target survived --missing off --out never.rbfn)
 rbf_cli_test(raw_table_keys_default STDOUT "\n  categorical: auto\n  missing: auto\n  rare_level_rows: 10\n  max_levels: 30\n"
   ARGS train --print-config)
+
+# Off a terminal, a cross-validated run logs one line per fold growth (not one per iteration).
+rbf_cli_test(cross_validation_fold_lines
+  STDERR "info: cross-validation: 5 folds x 2 width sets, each grown until 30 nodes, or as many as it had at its lowest validation error, bring no improvement \\(at most 20 nodes\\)\n.*info: cross-validation fold 1 of 5, widths 0\\.5,1,2: grew [0-9]+ nodes, lowest validation RMSE [0-9.]+ at [0-9]+ nodes\n"
+  ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --out cv_lines.rbfn)
