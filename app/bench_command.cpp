@@ -20,6 +20,7 @@
 #include "data/file_plan.hpp"
 #include "data/paths.hpp"
 #include "data/synthetic.hpp"
+#include "data/text.hpp"
 #include "contracts/gpu_entry_points.hpp"
 #include "contracts/host_memory.hpp"
 #include "model/cross_validation.hpp"
@@ -191,7 +192,7 @@ BenchSetup bench_setup(const BenchOptions& options, const data::Dataset& dataset
   BenchSetup setup;
   setup.data = options.synthetic_rows > 0
                    ? "Friedman #1 (synthetic, seed " + std::to_string(options.config.data.seed) + ")"
-                   : options.data;
+                   : data::printable(options.data);  // a line of the summary, whatever the name holds
   setup.rows = dataset.rows;
   setup.features = dataset.features;
   setup.max_nodes = options.config.stopping.max_nodes;
@@ -226,7 +227,11 @@ std::string cost_curves(const BenchSetup& setup, const std::vector<BenchRun>& ru
     if (backend == "auto") {
       const SwitchPoint point = find_switch(*done.front());
       if (point.switched) plot.switch_nodes = point.nodes;
+      const std::string used = devices_used(*done.front());
+      if (used != "-" && used.find("->") == std::string::npos) plot.labels[backend] = "auto (on " + used + " throughout)";
     }
+    const auto& records = done.front()->result.iterations;
+    if (!records.empty()) plot.max_nodes = std::max(plot.max_nodes, records.back().nodes);
     NodeCurve ms, cumulative, select, add, update, evaluate;
     for (const NodeSpread& n : node_spread(done)) {
       ms[n.nodes] = n.smoothed_ms.median;

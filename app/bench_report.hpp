@@ -98,6 +98,10 @@ struct SwitchPoint {
 };
 SwitchPoint find_switch(const BenchRun& run);
 
+// "cpu", "gpu", "cpu->gpu", "cpu->gpu->cpu": where the run's iterations went, in order; "-"
+// for a run without iterations.
+std::string devices_used(const BenchRun& run);
+
 // How the plot's time axes were chosen, for the summary.
 struct PlotScales {
   AxisScale ms, cumulative, phases;

@@ -33,18 +33,6 @@ std::string with_spread(const Spread& s, std::size_t repeats, const char* format
   return text;
 }
 
-// "cpu", "gpu", "cpu->gpu", "cpu->gpu->cpu": where the run's iterations went, in order.
-std::string devices_used(const BenchRun& run) {
-  std::string out;
-  std::string last;
-  for (const model::IterationRecord& rec : run.result.iterations) {
-    if (rec.backend == last) continue;
-    out += (out.empty() ? "" : "->") + rec.backend;
-    last = rec.backend;
-  }
-  return out.empty() ? std::string("-") : out;
-}
-
 void write_setup_section(std::ostringstream& md, const BenchSetup& setup, const std::vector<BenchRun>& runs) {
   md << "# rbfnet bench\n\n";
   md << "- data: " << setup.data << ", " << setup.rows << " rows x " << setup.features << " features\n";
@@ -107,9 +95,14 @@ void write_time_section(std::ostringstream& md, const BenchSetup& setup, const s
     }
     const std::size_t n = repeats.size();
     const Spread total = spread_over(repeats, total_seconds);
-    const std::string speedup = !cpu.empty() && total.median > 0
-                                    ? fmt::format("{:.2f}x", spread_over(cpu, total_seconds).median / total.median)
-                                    : std::string("-");
+    // A run on the cpu alone is the cpu run again: its ratio is noise and auto's own overhead,
+    // not a speed-up, and says so.
+    const bool same_device = backend != "cpu" && ran_on == "cpu";
+    const std::string speedup =
+        !cpu.empty() && total.median > 0
+            ? fmt::format("{:.2f}x{}", spread_over(cpu, total_seconds).median / total.median,
+                          same_device ? " (same device)" : "")
+            : std::string("-");
     const auto& records = run.result.iterations;
     md << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.5g} |\n", backend, ran_on,
                       records.empty() ? 0 : records.back().nodes, records.size(),
@@ -119,7 +112,8 @@ void write_time_section(std::ostringstream& md, const BenchSetup& setup, const s
                       run.result.final_train_rmse);
   }
   md << "\nSetup is data transfer, candidate evaluation and the first pass; growth is the node-by-node loop. "
-        "Speedup is the cpu run's total time over this run's"
+        "Speedup is the cpu run's total time over this run's; between runs on the same device it is only noise "
+        "and auto's overhead"
      << (setup.repeats > 1 ? " (medians)" : "") << ".\n\n";
 }
 
@@ -184,6 +178,18 @@ void write_notes_and_files(std::ostringstream& md, const BenchSetup& setup, cons
 }
 
 }  // namespace
+
+std::string devices_used(const BenchRun& run) {
+  std::string out;
+  std::string last;
+  for (const model::IterationRecord& rec : run.result.iterations) {
+    if (rec.backend == last) continue;
+    out += (out.empty() ? "" : "->") + rec.backend;
+    last = rec.backend;
+  }
+  return out.empty() ? std::string("-") : out;
+}
+
 
 std::string summary_markdown(const BenchSetup& setup, const std::vector<BenchRun>& runs, const Crossover& crossover,
                              const PlotScales& scales, const std::string& plot_note) {

@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "app/bench_report.hpp"
+#include "data/text.hpp"
 
 namespace rbf::app {
 
@@ -20,9 +22,13 @@ const char* const kPlotImage = "cost_curves.png";
 namespace {
 
 // A gnuplot single-quoted string: backslashes stay literal, a quote is doubled.
+// A gnuplot string literal of `text`: data, never code. In single quotes nothing is
+// interpreted but a doubled quote; a line break would end the command and start another (a
+// file name with "\nsystem \"...\"" in it ran that command), so every control character is
+// written as visible text instead.
 std::string gp_string(const std::string& text) {
   std::string out = "'";
-  for (const char c : text) {
+  for (const char c : data::printable(text)) {
     if (c == '\'') out += '\'';
     out += c;
   }
@@ -126,7 +132,10 @@ void write_preamble(std::ostream& gp, const PlotSpec& spec) {
   gp << "}\n";
   gp << "set output " << gp_string(kPlotImage) << "\n";
   gp << "set multiplot layout 2,2 title " << gp_string(spec.title) << "\n";
-  gp << "set grid\nset key top left\nset xlabel 'Gaussian nodes'\nset xrange [0:*]\n";
+  // The legend goes to the side away from the crossover and switch labels, which sit at the top.
+  const std::size_t marked = std::max(spec.crossover_nodes, spec.switch_nodes);
+  const bool key_right = marked > 0 && 2 * marked < spec.max_nodes;
+  gp << "set grid\nset key top " << (key_right ? "right" : "left") << "\nset xlabel 'Gaussian nodes'\nset xrange [0:*]\n";
   gp << "set style fill transparent solid 0.25 noborder\n";
   if (spec.crossover_nodes > 0) {
     const std::string x = std::to_string(spec.crossover_nodes);
@@ -149,11 +158,18 @@ std::string over_repeats(const PlotSpec& spec) {
   return spec.repeats > 1 ? " over " + std::to_string(spec.repeats) + " repeats" : std::string();
 }
 
+// The legend's name of a run: the backend, and for auto where it ran when that was one device.
+std::string run_label(const PlotSpec& spec, const std::string& backend) {
+  const auto found = spec.labels.find(backend);
+  return found != spec.labels.end() ? found->second : backend;
+}
+
 // Panel 1: ms per iteration, each iteration a dot, the smoothed median a line (and a band).
 void write_iteration_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
   const bool band = spec.repeats > 1;
   gp << "set title " << gp_string("Time per iteration (lines: median of 5 iterations" + over_repeats(spec) +
-                                  (band ? ", band: min-max" : "") + "; dots: each iteration)")
+                                  (band ? ", band: min-max" : "; one run, no spread: --repeat 3 draws it") +
+                                  "; dots: each iteration)")
      << "\n";
   gp << y_axis(spec.ms_log, "ms per iteration");
   if (spec.ms_max > 0) {
@@ -173,7 +189,7 @@ void write_iteration_panel(std::ostream& gp, const PlotSpec& spec, const PlotFil
     }
     gp << "     " << f.spread << " skip 1 using " << f.spread_nodes << ":"
        << spread_series(backend, "smoothed_ms_median") << " with lines linewidth 2 linecolor rgb '" << c.line
-       << "' title " << gp_string(backend);
+       << "' title " << gp_string(run_label(spec, backend));
     sep = ", \\\n     ";
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
@@ -201,7 +217,7 @@ void write_cumulative_panel(std::ostream& gp, const PlotSpec& spec, const PlotFi
     }
     gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":"
        << spread_series(backend, "cumulative_ms_median", "/1000.0") << " with lines linewidth 2 linecolor rgb '"
-       << c.line << "' title " << gp_string(backend);
+       << c.line << "' title " << gp_string(run_label(spec, backend));
     sep = ", \\\n     ";
   }
   if (spec.backends.empty()) gp << "plot NaN notitle";
@@ -217,7 +233,7 @@ void write_validation_panel(std::ostream& gp, const PlotSpec& spec, const PlotFi
     for (const std::string& backend : spec.backends) {
       gp << sep << f.spread << " skip 1 using " << f.spread_nodes << ":" << spread_series(backend, "val_rmse")
          << " with lines linewidth 2 dashtype " << dash_of(backend) << " linecolor rgb '" << colors_of(backend).line
-         << "' title " << gp_string(backend);
+         << "' title " << gp_string(run_label(spec, backend));
       sep = ", \\\n     ";
     }
     gp << "\n";
@@ -229,9 +245,12 @@ void write_validation_panel(std::ostream& gp, const PlotSpec& spec, const PlotFi
 
 // Panel 4: each phase's smoothed ms, colour by phase, line style by backend.
 void write_phase_panel(std::ostream& gp, const PlotSpec& spec, const PlotFiles& f) {
-  gp << "set title 'Time per phase (median of 5 iterations" << over_repeats(spec) << "; line style: backend)'\n";
+  gp << "set title 'Time per phase against Gaussian nodes (median of 5 iterations" << over_repeats(spec)
+     << "; line style: backend)'\n";
   gp << y_axis(spec.phases_log, "ms per iteration");
-  gp << "set key below horizontal\n";  // up to 12 lines: inside the panel they would hide the curves
+  // Up to 12 lines: inside the panel they would hide the curves. Below it, the axis label
+  // would sit on the legend's first row, so the title names the axis instead.
+  gp << "set key below horizontal\nunset xlabel\n";
   std::string sep = "plot ";
   for (const std::string& backend : spec.backends) {
     for (const Phase& phase : kPhases) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ extern const char* const kPlotImage;   // cost_curves.png
 struct PlotSpec {
   std::string title;                  // over both panels
   std::vector<std::string> backends;  // runs present in costs.csv, in order
+  // The legend's name of a run where it is not the backend's ("auto (on cpu throughout)").
+  std::map<std::string, std::string> labels;
+  std::size_t max_nodes = 0;          // the node axis' extent, to keep the legend off the labels
   std::size_t crossover_nodes = 0;    // marked when > 0
   std::size_t switch_nodes = 0;       // auto's move to the GPU, marked when > 0
   double ms_max = 0;                  // top of the ms axis (single slow iterations such as a

@@ -15,6 +15,22 @@ std::string trim(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string round_trip_text(double value) {
   char buf[32];
   // Any text of at most 15 significant digits reads back as the double nearest to it, so %.15g

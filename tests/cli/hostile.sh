@@ -40,6 +40,22 @@ stop_within() {
 }
 
 case $CASE in
+# --- a name is data, never code --------------------------------------------------------------
+file_name_in_plot_script)
+  # A line break in a data file's name once started a gnuplot command ("system" runs a shell).
+  name=$(printf 'a\nsystem "touch PWNED"\n#.csv')
+  cp good.csv "$name"
+  expect 0 "" "$RBFNET" bench --data "./$name" --target y --backends cpu --nodes 3 --quiet --out plots
+  [ ! -e plots/PWNED ] && [ ! -e PWNED ] || fail "the file name ran a command"
+  grep -q 'a\\x0Asystem' plots/cost_curves.gp || fail "the plot script does not show the name as text"
+  [ "$(grep -c '^system' plots/cost_curves.gp)" = 0 ] || fail "the plot script has a line of the name"
+  grep -q 'data: ./a\\x0Asystem' plots/summary.md || fail "summary.md does not show the name on one line" ;;
+bench_auto_on_the_cpu)
+  # auto on the cpu throughout is the cpu run again: named so, and no speed-up claimed.
+  expect 0 "" "$RBFNET" bench --synthetic 1000,5 --backends cpu,auto --nodes 8 --quiet --out plots
+  grep -q "title 'auto (on cpu throughout)'" plots/cost_curves.gp || fail "the legend does not say where auto ran"
+  grep -Eq '^\| auto \| cpu \|.*\| [0-9.]+x \(same device\) \|' plots/summary.md ||
+    fail "summary.md gives auto's ratio as a speed-up" ;;
 # --- an output never overwrites an input or another output ---------------------------------
 out_is_data)
   cp good.csv orig.csv
