@@ -88,8 +88,7 @@ int run_evaluate(const EvaluateOptions& options) {
                 classify ? "classification" : "regression", options.data.c_str(), ds.rows);
 
   if (!classify) {
-    std::vector<double> all;
-    net.predict(ds.x.data(), ds.rows, all);
+    const std::vector<double> all = predict_rows(net, ds);
     // The model's output for each given column, in the order the columns were given.
     std::vector<double> pred(ds.rows * ds.targets);
     for (std::size_t i = 0; i < ds.rows; ++i)
@@ -119,7 +118,8 @@ int run_evaluate(const EvaluateOptions& options) {
                        std::to_string(i + 1) + ") is not one the model knows");
     truth[i] = it->second;
   }
-  const std::vector<std::size_t> pred = net.predict_classes(ds.x.data(), ds.rows);
+  const std::vector<double> scores = predict_rows(net, ds);
+  const std::vector<std::size_t> pred = model::predicted_classes(scores.data(), ds.rows, net.outputs);
   const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs);
   const bool dense = net.outputs <= kDenseConfusionClasses;
   if (options.json) {

@@ -35,8 +35,7 @@ std::vector<std::string> prediction_cells(const model::Network& net, const data:
                                           std::string& header) {
   std::vector<std::string> cells(ds.rows);
   for (std::size_t j = 0; j < net.target_names.size(); ++j) header += (j ? "," : "") + csv_field(net.target_names[j]);
-  std::vector<double> out;
-  net.predict(ds.x.data(), ds.rows, out);
+  const std::vector<double> out = predict_rows(net, ds);
   if (net.task == data::Task::classification) {
     const std::vector<std::size_t> classes = model::predicted_classes(out.data(), ds.rows, net.outputs);
     for (std::size_t i = 0; i < ds.rows; ++i) cells[i] = csv_field(net.class_names[classes[i]]);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "data/errors.hpp"
 #include "data/feature_encoding.hpp"
 
 namespace rbf::app {
@@ -45,6 +46,16 @@ std::vector<std::string> model_input_columns(const model::Network& net) {
 void encode_for_model(const model::Network& net, data::Dataset& ds) {
   const data::EncodingReport report = data::apply_encoding(net.encoding, ds);
   if (!report.empty()) std::fprintf(stderr, "rbfnet: note: %s\n", report.sentence().c_str());
+}
+
+std::vector<double> predict_rows(const model::Network& net, const data::Dataset& ds) {
+  std::vector<double> out;
+  try {
+    net.predict(ds.x.data(), ds.rows, out);
+  } catch (const InputError& e) {
+    throw InputError(ds.source + ": " + e.what());
+  }
+  return out;
 }
 
 }  // namespace rbf::app

@@ -24,4 +24,8 @@ std::vector<std::string> model_input_columns(const model::Network& net);
 // error what the encoding met that training did not (unseen levels, filled cells).
 void encode_for_model(const model::Network& net, data::Dataset& ds);
 
+// The model's outputs on `ds`'s rows (net.predict); a row it cannot compute is an error that
+// names ds.source.
+std::vector<double> predict_rows(const model::Network& net, const data::Dataset& ds);
+
 }  // namespace rbf::app

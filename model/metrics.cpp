@@ -21,6 +21,37 @@ double squared_error(const double* pred, const double* truth, std::size_t count,
 
 }  // namespace
 
+namespace {
+
+// Output j's figures again with the sums taken in units of its largest error or deviation, as
+// hypot does: finite predictions far from their targets (1e200 off, say) square past a
+// double's range, and a finite answer would read "RMSE inf". Only then: the plain sums above
+// give the last digits scikit-learn gives.
+void rescaled_sums(const double* pred, const double* truth, std::size_t rows, std::size_t k, std::size_t j,
+                   RegressionMetrics& m) {
+  const double n = static_cast<double>(rows);
+  double mean = 0;
+  for (std::size_t i = 0; i < rows; ++i) mean += truth[i * k + j] / n;
+  double unit = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    unit = std::max({unit, std::abs(pred[i * k + j] - truth[i * k + j]), std::abs(truth[i * k + j] - mean)});
+  if (!(unit > 0) || !std::isfinite(unit)) return;  // an error past a double's range is infinite indeed
+  double sse = 0, sae = 0, sst = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double e = (pred[i * k + j] - truth[i * k + j]) / unit;
+    const double c = (truth[i * k + j] - mean) / unit;
+    sse += e * e;
+    sae += std::abs(e);
+    sst += c * c;
+  }
+  m.rmse[j] = unit * std::sqrt(sse / n);
+  m.mae[j] = unit * (sae / n);
+  // Where the deviations vanish in these units R^2 lies beyond a double: the plain -inf stays.
+  if (sst > 0) m.r2[j] = 1.0 - sse / sst;
+}
+
+}  // namespace
+
 RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k) {
   RegressionMetrics m;
   m.rmse.assign(k, 0.0);
@@ -42,6 +73,7 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
     m.mae[j] = sae / static_cast<double>(rows);
     // R^2 is undefined for a constant target; report 0 for an exact fit-free baseline.
     m.r2[j] = sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0);
+    if (!std::isfinite(sse) || !std::isfinite(sae) || !std::isfinite(sst)) rescaled_sums(pred, truth, rows, k, j, m);
   }
   return m;
 }

@@ -2,12 +2,49 @@
 #include "model/network.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
+#include "data/errors.hpp"
 #include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
 
 namespace rbf::model {
+
+namespace {
+
+// Finite inputs far enough from the training data overflow the standardized values, the linear
+// terms or the output scaling: such a row gets an error naming it and its farthest feature,
+// never an inf or a NaN passed off as a prediction (or a class chosen among NaN scores).
+void check_finite_outputs(const Network& net, const double* x, std::size_t rows, const std::vector<double>& out) {
+  const std::size_t d = net.inputs, k = net.outputs;
+  for (std::size_t i = 0; i < rows; ++i) {
+    bool finite = true;
+    for (std::size_t t = 0; t < k; ++t) finite = finite && std::isfinite(out[i * k + t]);
+    if (finite) continue;
+    std::size_t farthest = 0;
+    double sigmas = -1;
+    for (std::size_t f = 0; f < d; ++f) {
+      const double z = std::fabs((x[i * d + f] - net.x_scaler.mean[f]) / net.x_scaler.scale[f]);
+      if (!(z <= sigmas)) {
+        sigmas = z;
+        farthest = f;
+      }
+    }
+    char text[160];
+    if (std::isfinite(sigmas)) {
+      std::snprintf(text, sizeof text, "is %.6g, %.3g standard deviations from the training data's mean",
+                    x[i * d + farthest], sigmas);
+    } else {
+      std::snprintf(text, sizeof text, "is %.6g, more standard deviations from the training data's mean than a "
+                    "double holds", x[i * d + farthest]);
+    }
+    throw InputError("data row " + std::to_string(i + 1) + ": the model's output is not a finite number: feature '" +
+                     net.feature_names[farthest] + "' " + text + ", beyond what the model can compute");
+  }
+}
+
+}  // namespace
 
 void Network::predict(const double* x, std::size_t rows, std::vector<double>& out) const {
   const std::size_t d = inputs, k = outputs, m = nodes();
@@ -41,6 +78,7 @@ void Network::predict(const double* x, std::size_t rows, std::vector<double>& ou
     }
   }
   if (task == data::Task::regression) y_scaler.inverse_transform(out.data(), rows);
+  check_finite_outputs(*this, x, rows, out);
 }
 
 std::vector<std::size_t> Network::predict_classes(const double* x, std::size_t rows) const {

@@ -1,6 +1,7 @@
 // Classification metrics: the confusion matrix is kept as its non-zero cells, linear in rows + classes.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <random>
 #include <vector>
@@ -55,4 +56,17 @@ TEST_CASE("metrics: 20,000 classes cost their rows, not a 400-million-cell matri
   for (const auto& cell : m.confusion) counted += cell.count;
   CHECK(counted == rows);
   CHECK(m.macro_f1 > 0);
+}
+
+TEST_CASE("metrics: finite predictions far off give finite figures, not inf") {
+  // Errors of 1e200 square past a double's range; the figures are taken in their units.
+  const std::vector<double> truth{1.0, 2.0, 3.0, 4.0};
+  const std::vector<double> pred{1.0, 2.0, 3.0, 4.0 + 2e200};
+  const rbf::model::RegressionMetrics m = rbf::model::regression_metrics(pred.data(), truth.data(), 4, 1);
+  CHECK(m.rmse[0] == doctest::Approx(1e200));  // sqrt(4e400 / 4)
+  CHECK(m.mae[0] == doctest::Approx(5e199));
+  CHECK(m.r2[0] < -1e300);  // beyond a double: -inf, which is what R^2 is here
+  // Ordinary errors keep the plain sums' digits.
+  const std::vector<double> near{1.5, 2.0, 3.0, 4.0};
+  CHECK(rbf::model::regression_metrics(near.data(), truth.data(), 4, 1).rmse[0] == std::sqrt(0.25 / 4));
 }

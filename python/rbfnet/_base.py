@@ -170,6 +170,18 @@ class RBFNetBase(BaseEstimator):
         """The fitted network to continue from (warm_start, partial_fit), or None."""
         return getattr(self, "network_", None) if warm else None
 
+    def _keeping_state_on_failure(self, fit, *args):
+        """Runs `fit`; if it raises (bad input, an interrupt, a device error), every attribute is
+        put back as it was, so the estimator never answers with one fit's network under another
+        fit's classes, feature names or shapes."""
+        saved = dict(self.__dict__)
+        try:
+            return fit(*args)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
     def _validate_fit(self, X, y, init, **kwargs):
         """(numbers, text columns, y) of fit's X and y. X may be raw tabular data: text and
         category columns, missing values (NaN, None) where `missing` is auto; rbfnet's encoding

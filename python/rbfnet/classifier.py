@@ -7,12 +7,19 @@ from ._base import RBFNetBase, target_names
 
 
 def _labels(names):
-    """Class labels from a model file's class names: integers or numbers when they all read so."""
+    """Class labels from a model file's class names: integers, numbers or booleans when every
+    name is exactly how Python writes that value (so '01', ' 1' and '1.0' beside '1' stay
+    distinct strings, as they were distinct classes), else the strings."""
+    names = [str(n) for n in names]
+    if names and set(names) <= {"True", "False"}:
+        return np.array([n == "True" for n in names])
     for kind in (int, float):
         try:
-            return np.array([kind(n) for n in names])
+            values = [kind(n) for n in names]
         except ValueError:
-            pass
+            continue
+        if [str(v) for v in values] == names:
+            return np.array(values)
     return np.array(names)
 
 
@@ -43,6 +50,9 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         return self._fit(X, y, classes, True)
 
     def _fit(self, X, y, classes, warm):
+        return self._keeping_state_on_failure(self._fit_unguarded, X, y, classes, warm)
+
+    def _fit_unguarded(self, X, y, classes, warm):
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
@@ -63,9 +73,9 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         names = [str(c) for c in classes]
         if len(set(names)) != len(names):
             raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
-        self.classes_ = classes
-        return self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init,
-                           text)
+        self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init, text)
+        self.classes_ = classes  # after the network it names: a failed fit leaves both as they were
+        return self
 
     def predict(self, X):
         """The class with the largest score (ties: the first class), as `rbfnet predict` says."""

@@ -31,6 +31,9 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
         return self._fit(X, y, True)
 
     def _fit(self, X, y, warm):
+        return self._keeping_state_on_failure(self._fit_unguarded, X, y, warm)
+
+    def _fit_unguarded(self, X, y, warm):
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).

@@ -320,3 +320,9 @@ rbf_cli_test(raw_table_keys_default STDOUT "\n  categorical: auto\n  missing: au
 rbf_cli_test(cross_validation_fold_lines
   STDERR "info: cross-validation: 5 folds x 2 width sets, each grown until 30 nodes, or as many as it had at its lowest validation error, bring no improvement \\(at most 20 nodes\\)\n.*info: cross-validation fold 1 of 5, widths 0\\.5,1,2: grew [0-9]+ nodes, lowest validation RMSE [0-9.]+ at [0-9]+ nodes\n"
   ARGS train --data ${PROJECT_SOURCE_DIR}/data/diabetes.csv --target -1 --nodes 20 --out cv_lines.rbfn)
+
+# Finite inputs the model cannot compute: an error naming the row and the feature, never inf or NaN.
+rbf_cli_test(predict_row_beyond_the_model EXIT 2
+  STDERR "huge_row\\.csv: data row 1: the model's output is not a finite number: feature '[a-z0-9_]+' is -?1e\\+308, more standard deviations"
+  ARGS predict --model linear.rbfn --data ${RBF_CLI_DATA}/huge_row.csv)
+set_tests_properties(cli.predict_row_beyond_the_model PROPERTIES FIXTURES_REQUIRED linear_model)
