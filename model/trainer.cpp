@@ -187,9 +187,15 @@ TrainResult train(const data::Dataset& dataset, const Config& asked, const Train
   };
   // Raw tabular data are encoded once, as a continued model encoded its own, and the encoding
   // goes with every network the run hands out, so that each predicts from raw rows.
-  const data::FeatureEncoding encoding =
-      options.init ? options.init->encoding : data::fit_encoding(dataset, encoding_options(asked));
-  if (encoding.empty() && !data::needs_encoding(dataset)) return timed(train_numbers(dataset, asked, options));
+  // One scan of the data for gaps: at 100M rows it costs seconds.
+  const bool raw = data::needs_encoding(dataset);
+  data::FeatureEncoding encoding;
+  if (options.init) {
+    encoding = options.init->encoding;
+  } else if (raw) {
+    encoding = data::fit_encoding(dataset, encoding_options(asked));
+  }
+  if (encoding.empty() && !raw) return timed(train_numbers(dataset, asked, options));
   data::Dataset encoded = dataset;
   data::apply_encoding(encoding, encoded);  // an empty encoding refuses missing cells and text
   TrainOptions run = options;
