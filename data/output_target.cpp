@@ -2,6 +2,7 @@
 #include "data/output_target.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,18 @@ OutputTarget resolve_output(const std::string& path, const std::string& what) {
   target.resolved = follow_links(path, what);
   target.stream_fd = stream_descriptor(target.resolved);
   if (target.stream_fd >= 0) {
+    // Only a descriptor this process was started with, open for writing: checked before any
+    // work, while rbfnet has opened nothing of its own. /dev/fd/3 with nothing on 3 would
+    // otherwise fail after training, or land in whatever rbfnet itself opened as 3 (its
+    // iteration log) and write the model into it.
+    const int flags = ::fcntl(target.stream_fd, F_GETFL);
+    if (flags < 0)
+      throw InputError(what + " '" + path + "' names descriptor " + std::to_string(target.stream_fd) +
+                       ", which is not open: give a file name, or open the descriptor for rbfnet (" +
+                       std::to_string(target.stream_fd) + ">FILE in the shell)");
+    if ((flags & O_ACCMODE) == O_RDONLY)
+      throw InputError(what + " '" + path + "' names descriptor " + std::to_string(target.stream_fd) +
+                       ", which is open for reading only");
     target.in_place = true;
     target.exists = true;
     return target;

@@ -50,6 +50,17 @@ file_name_in_plot_script)
   grep -q 'a\\x0Asystem' plots/cost_curves.gp || fail "the plot script does not show the name as text"
   [ "$(grep -c '^system' plots/cost_curves.gp)" = 0 ] || fail "the plot script has a line of the name"
   grep -q 'data: ./a\\x0Asystem' plots/summary.md || fail "summary.md does not show the name on one line" ;;
+descriptor_outputs)
+  # /dev/fd/N is an output only when rbfnet was started with N open for writing: checked before
+  # training, so it can never mean a descriptor rbfnet opened itself (its iteration log).
+  expect 2 "--out '/dev/fd/7' names descriptor 7, which is not open" train_small --out /dev/fd/7 --log-iter log.csv
+  [ ! -e log.csv ] || fail "the run went on to write its log"
+  expect 2 "--metrics-json '/dev/fd/8' names descriptor 8, which is not open" train_small --out m.rbfn --metrics-json /dev/fd/8
+  [ ! -e m.rbfn ] || fail "the run trained before refusing the descriptor"
+  expect 2 "names descriptor 7, which is open for reading only" sh -c '"$0" train --data good.csv --target y --quiet --out /dev/fd/7 7<good.csv' "$RBFNET"
+  expect 0 "" sh -c '"$0" train --data good.csv --target y --quiet --log-level warn --log-iter log.csv --out /dev/fd/7 7>inherited.rbfn' "$RBFNET"
+  "$RBFNET" inspect inherited.rbfn >/dev/null 2>&1 || fail "the model did not reach the inherited descriptor"
+  head -1 log.csv | grep -q '^iteration,' || fail "the iteration log holds something else" ;;
 bench_auto_on_the_cpu)
   # auto on the cpu throughout is the cpu run again: named so, and no speed-up claimed.
   expect 0 "" "$RBFNET" bench --synthetic 1000,5 --backends cpu,auto --nodes 8 --quiet --out plots

@@ -10,7 +10,7 @@ set(RBF_HOSTILE_CASES
   sigint_during_refinement sigterm_during_refinement sigint_during_setup sigint_during_cross_validation
   predictions_exact evaluate_targets_by_name
   evaluate_many_classes na_in_numeric_target file_name_in_plot_script
-  bench_auto_on_the_cpu)
+  bench_auto_on_the_cpu descriptor_outputs)
 if(NOT CMAKE_CROSSCOMPILING)
   foreach(case ${RBF_HOSTILE_CASES})
     add_test(NAME cli.hostile.${case}
