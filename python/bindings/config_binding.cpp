@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/config_yaml.hpp"
+#include "python/bindings/c_locale.hpp"
 
 namespace py = pybind11;
 
@@ -26,9 +27,20 @@ std::map<std::string, std::string> values_of(const model::Config& config) {
 
 void bind_config(py::module_& m) {
   m.def("config_keys", &model::config_key_paths, "Every config key path, in the order of configs/default.yaml.");
-  m.def("config_defaults", [] { return values_of(model::Config()); }, "Every key's default, as YAML text.");
-  m.def("config_values", [](const std::string& yaml) { return values_of(model::parse_config(yaml, "the model's config")); },
-        py::arg("yaml"), "Every key's value in a YAML config (as a model file records it), as YAML text.");
+  m.def(
+      "config_defaults",
+      [] {
+        const CLocaleScope c_locale;
+        return values_of(model::Config());
+      },
+      "Every key's default, as YAML text.");
+  m.def(
+      "config_values",
+      [](const std::string& yaml) {
+        const CLocaleScope c_locale;
+        return values_of(model::parse_config(yaml, "the model's config"));
+      },
+      py::arg("yaml"), "Every key's value in a YAML config (as a model file records it), as YAML text.");
 }
 
 }  // namespace rbf::python

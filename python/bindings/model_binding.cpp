@@ -13,6 +13,7 @@
 #include "model/model_file.hpp"
 #include "model/network.hpp"
 #include "python/bindings/arrays.hpp"
+#include "python/bindings/c_locale.hpp"
 
 namespace py = pybind11;
 
@@ -51,6 +52,7 @@ py::array_t<double> predict_raw(const Network& net, const MatrixView& view, cons
 }
 
 py::array_t<double> predict(const Network& net, const py::handle& x, const TextColumns& text) {
+  const CLocaleScope c_locale;
   const MatrixView view(x, "X");
   if (!net.encoding.empty()) return predict_raw(net, view, text);
   if (view.cols() != net.inputs) {
@@ -110,8 +112,19 @@ py::dict provenance(const Network& net) {
 
 void bind_model(py::module_& m) {
   py::class_<Network, std::shared_ptr<Network>>(m, "Model", "A trained RBF network (the CLI's model, in memory).")
-      .def_static("load", &model::load_network, py::arg("path"), "Reads a model file written by rbfnet or save().")
-      .def("save", [](const Network& net, const std::string& path) { model::save_network(net, path); },
+      .def_static(
+          "load",
+          [](const std::string& path) {
+            const CLocaleScope c_locale;
+            return model::load_network(path);
+          },
+          py::arg("path"), "Reads a model file written by rbfnet or save().")
+      .def(
+          "save",
+          [](const Network& net, const std::string& path) {
+            const CLocaleScope c_locale;
+            model::save_network(net, path);
+          },
            py::arg("path"), "Writes the model file atomically, in the format `rbfnet predict` reads.")
       .def("to_bytes", &to_bytes, "The model file's bytes.")
       .def_static("from_bytes", &from_bytes, py::arg("data"), py::arg("name") = "<bytes>",
@@ -137,7 +150,11 @@ void bind_model(py::module_& m) {
       .def_property_readonly(
           "text_columns", [](const Network& n) { return n.encoding.text_columns(); },
           "The columns read as categories (one-hot encoded); empty for a model trained on numbers.")
-      .def_property_readonly("encoding", [](const Network& n) { return data::describe_encoding(n.encoding); },
+      .def_property_readonly("encoding",
+                             [](const Network& n) {
+                               const CLocaleScope c_locale;
+                               return data::describe_encoding(n.encoding);
+                             },
                              "How each raw column becomes features, one line each, as `rbfnet inspect` shows.")
       .def_readonly("proba_scale", &Network::proba_scale)
       .def_property_readonly("task", [](const Network& n) {

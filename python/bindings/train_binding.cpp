@@ -22,6 +22,7 @@
 #include "model/train_result_fields.hpp"
 #include "model/trainer.hpp"
 #include "python/bindings/arrays.hpp"
+#include "python/bindings/c_locale.hpp"
 
 namespace py = pybind11;
 
@@ -159,6 +160,7 @@ class LogLevelScope {
 py::tuple train(const py::handle& x_array, const py::handle& y_array, const std::vector<std::string>& classes,
                 const std::vector<std::string>& feature_names, const std::vector<std::string>& target_names,
                 const std::vector<Setting>& settings, const py::object& init, const TextColumns& text_columns) {
+  const CLocaleScope c_locale;  // this thread; the trainer's own threads format no text
   const MatrixView x(x_array, "X"), y(y_array, "y");
   const model::Config config = make_config(settings, !classes.empty());
   data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);

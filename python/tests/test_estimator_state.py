@@ -47,3 +47,51 @@ def test_a_row_beyond_the_model_is_an_error_not_nan():
     model = rbfnet.RBFNetRegressor(folds=0, max_nodes=4, linear_terms="on").fit(X, X[:, 0] * 3 + 1)
     with pytest.raises(ValueError, match="data row 2: the model's output is not a finite number"):
         model.predict(np.array([[0.0, 0.0], [1e308, -1e308]]))
+
+
+def _decimal_comma_locale(locale, tmp_path):
+    """Switches to a German or French locale, compiling one with localedef (glibc reads
+    LOCPATH when a locale is set) where none is installed. False when neither works."""
+    import os
+    import shutil
+    import subprocess
+
+    names = ("de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8")
+    for attempt in range(2):
+        for name in names:
+            try:
+                locale.setlocale(locale.LC_ALL, name)
+                return True
+            except locale.Error:
+                continue
+        if attempt == 0:
+            if not shutil.which("localedef"):
+                return False
+            subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(tmp_path / "de_DE.UTF-8")],
+                           capture_output=True)
+            os.environ["LOCPATH"] = str(tmp_path)
+    return False
+
+
+def test_a_decimal_comma_locale_changes_nothing(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("LOCPATH", os.environ.get("LOCPATH", ""))  # put back as it was afterwards
+    if not os.environ["LOCPATH"]:
+        monkeypatch.delenv("LOCPATH")
+    """locale.setlocale with a decimal comma made every fit fail ("got '0.2'")."""
+    import locale
+
+    previous = locale.setlocale(locale.LC_ALL)
+    if not _decimal_comma_locale(locale, tmp_path):
+        pytest.skip("no decimal-comma locale is installed, and localedef cannot make one")
+    try:
+        assert locale.localeconv()["decimal_point"] == ","
+        X = np.random.default_rng(0).normal(size=(60, 2))
+        model = rbfnet.RBFNetRegressor(folds=0, max_nodes=3, reg_lambda=0.5).fit(X, X[:, 0])
+        model.save(tmp_path / "m.rbfn")
+        loaded = rbfnet.load(tmp_path / "m.rbfn")
+        assert loaded.get_params()["reg_lambda"] == 0.5
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    finally:
+        locale.setlocale(locale.LC_ALL, previous)
