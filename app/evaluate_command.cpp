@@ -11,6 +11,7 @@
 #include "data/csv_reader.hpp"
 #include "data/errors.hpp"
 #include "data/input_file.hpp"
+#include "data/text.hpp"
 #include "model/metrics.hpp"
 #include "model/model_file.hpp"
 
@@ -55,7 +56,8 @@ void print_largest_confusions(std::vector<model::ConfusionCell> cells, const std
   std::printf("  confusion matrix: %zu classes, too many to print (--json lists its non-zero cells); ", names.size());
   std::printf("%zu distinct confusions, the %zu most frequent (true -> predicted: rows):\n", cells.size(), shown);
   for (std::size_t i = 0; i < shown; ++i)
-    std::printf("    %s -> %s: %zu\n", names[cells[i].truth].c_str(), names[cells[i].predicted].c_str(), cells[i].count);
+    std::printf("    %s -> %s: %zu\n", data::printable(names[cells[i].truth]).c_str(),
+                data::printable(names[cells[i].predicted]).c_str(), cells[i].count);
 }
 
 // Prints the JSON document when asked for (a failed write is reported by run_reporting_errors).
@@ -99,7 +101,7 @@ int run_evaluate(const EvaluateOptions& options) {
       json.begin_object().key("name").value(ds.target_names[j]).key("rmse").value(m.rmse[j]);
       json.key("mae").value(m.mae[j]).key("r2").value(m.r2[j]).end_object();
       if (!options.json)
-        std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", ds.target_names[j].c_str(), m.rmse[j], m.mae[j],
+        std::printf("  %-16s RMSE %.6g  MAE %.6g  R2 %.6f\n", data::printable(ds.target_names[j]).c_str(), m.rmse[j], m.mae[j],
                     m.r2[j]);
     }
     json.end_array();
@@ -154,10 +156,10 @@ int run_evaluate(const EvaluateOptions& options) {
   std::size_t width = 6;
   for (const auto& name : net.class_names) width = std::max(width, name.size() + 1);
   std::printf("  %*s", static_cast<int>(width), "");
-  for (const auto& name : net.class_names) std::printf(" %*s", static_cast<int>(width), name.c_str());
+  for (const auto& name : net.class_names) std::printf(" %*s", static_cast<int>(width), data::printable(name).c_str());
   std::printf("\n");
   for (std::size_t r = 0; r < net.outputs; ++r) {
-    std::printf("  %*s", static_cast<int>(width), net.class_names[r].c_str());
+    std::printf("  %*s", static_cast<int>(width), data::printable(net.class_names[r]).c_str());
     for (std::size_t c = 0; c < net.outputs; ++c) std::printf(" %*zu", static_cast<int>(width), confusion[r][c]);
     std::printf("\n");
   }

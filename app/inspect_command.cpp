@@ -7,6 +7,7 @@
 
 #include "app/commands.hpp"
 #include "app/json_writer.hpp"
+#include "data/text.hpp"
 #include "model/model_file.hpp"
 
 namespace rbf::app {
@@ -129,6 +130,20 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   std::fputs(json.str().c_str(), stdout);
 }
 
+// The network with every name as printable text: a column or class name from a file may hold
+// terminal escapes, which the text report would otherwise send to the terminal as they are.
+model::Network shown_on_a_terminal(const model::Network& net) {
+  model::Network shown = net;
+  for (std::vector<std::string>* names : {&shown.feature_names, &shown.target_names, &shown.class_names})
+    for (std::string& name : *names) name = data::printable(name);
+  for (data::EncodedColumn& column : shown.encoding.columns) {
+    column.name = data::printable(column.name);
+    for (std::string& level : column.levels) level = data::printable(level);
+  }
+  shown.provenance.data_file = data::printable(shown.provenance.data_file);
+  return shown;
+}
+
 void print_text(const std::string& path, const model::Network& net, const WidthSummary& widths) {
   std::printf("model %s: %s, %zu nodes\n", path.c_str(), task_name(net).c_str(), net.nodes());
   if (!net.encoding.empty()) {
@@ -181,7 +196,7 @@ int run_inspect(const InspectOptions& options) {
   if (options.json) {
     print_json(options.model, net, widths);
   } else {
-    print_text(options.model, net, widths);
+    print_text(data::printable(options.model), shown_on_a_terminal(net), widths);
   }
   return 0;
 }

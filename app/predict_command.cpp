@@ -1,4 +1,5 @@
 // `rbfnet predict`: apply a saved model to the feature columns of a CSV file.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -31,16 +32,26 @@ std::string csv_field(const std::string& s) {
 }
 
 // One output line's cells after the passthrough columns, for every row.
+// The name of a prediction column: the model's, or NAME_predicted where a kept column (--keep
+// species, the true labels beside the predicted) already has that name, so the header never
+// holds one name twice (rbfnet refuses such a file; pandas renames it).
+std::string prediction_column(const std::string& name, const std::vector<std::string>& kept) {
+  std::string out = name;
+  while (std::find(kept.begin(), kept.end(), out) != kept.end()) out += "_predicted";
+  return out;
+}
+
 std::vector<std::string> prediction_cells(const model::Network& net, const data::Dataset& ds, bool proba,
-                                          std::string& header) {
+                                          std::string& header, const std::vector<std::string>& kept) {
   std::vector<std::string> cells(ds.rows);
-  for (std::size_t j = 0; j < net.target_names.size(); ++j) header += (j ? "," : "") + csv_field(net.target_names[j]);
+  for (std::size_t j = 0; j < net.target_names.size(); ++j)
+    header += (j ? "," : "") + csv_field(prediction_column(net.target_names[j], kept));
   const std::vector<double> out = predict_rows(net, ds);
   if (net.task == data::Task::classification) {
     const std::vector<std::size_t> classes = model::predicted_classes(out.data(), ds.rows, net.outputs);
     for (std::size_t i = 0; i < ds.rows; ++i) cells[i] = csv_field(net.class_names[classes[i]]);
     if (!proba) return cells;
-    for (const std::string& name : net.class_names) header += "," + csv_field("proba_" + name);
+    for (const std::string& name : net.class_names) header += "," + csv_field(prediction_column("proba_" + name, kept));
     const std::vector<double> p = model::class_probabilities(out.data(), ds.rows, net.outputs, net.proba_scale);
     for (std::size_t i = 0; i < ds.rows; ++i)
       for (std::size_t c = 0; c < net.outputs; ++c) cells[i] += ',' + data::round_trip_text(p[i * net.outputs + c]);
@@ -84,7 +95,8 @@ int run_predict(const PredictOptions& options) {
   std::string header;
   for (const std::string& column : kept.names) header += csv_field(column) + ',';
   std::string predictions_header;
-  const std::vector<std::string> cells = prediction_cells(net, ds, options.proba, predictions_header);
+  const std::vector<std::string> cells =
+      prediction_cells(net, ds, options.proba, predictions_header, kept.names);
   std::string text;
   text.reserve(ds.rows * 16);
   text += header + predictions_header + '\n';

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "app/checkpoint_file.hpp"
 #include "app/commands.hpp"
@@ -33,8 +34,9 @@ namespace rbf::app {
 
 namespace {
 
-// SIGINT and SIGTERM ask the trainer to stop after the current iteration; a second signal
-// gets the default behaviour, so a stuck run can still be killed.
+// SIGINT, SIGTERM and SIGHUP (a dropped ssh session) ask the trainer to stop after the current
+// iteration and save a checkpoint; a second signal gets the default behaviour, so a stuck run
+// can still be killed.
 std::atomic<bool> g_interrupt_requested{false};
 std::atomic<int> g_interrupt_signal{0};
 
@@ -51,10 +53,14 @@ class InterruptGuard {
     g_interrupt_signal.store(0);
     previous_int_ = std::signal(SIGINT, on_interrupt);
     previous_term_ = std::signal(SIGTERM, on_interrupt);
+    // A shell started with nohup ignores SIGHUP on purpose; that choice stays.
+    previous_hup_ = std::signal(SIGHUP, SIG_IGN);
+    if (previous_hup_ != SIG_IGN) std::signal(SIGHUP, on_interrupt);
   }
   ~InterruptGuard() {
     std::signal(SIGINT, previous_int_);
     std::signal(SIGTERM, previous_term_);
+    std::signal(SIGHUP, previous_hup_);
   }
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
@@ -66,6 +72,7 @@ class InterruptGuard {
  private:
   void (*previous_int_)(int) = SIG_DFL;
   void (*previous_term_)(int) = SIG_DFL;
+  void (*previous_hup_)(int) = SIG_DFL;
 };
 
 // What `rbfnet train` read: the data set (training rows first, then any validation file's)
@@ -89,6 +96,12 @@ data::OutputTarget check_files(const model::Config& config, const std::string& c
   if (!config_file.empty()) files.input(config_file, "--config");
   if (!resume_from.empty()) files.input(resume_from, "--resume", "--checkpoint");
   if (!init_model.empty()) files.input(init_model, "--init-model");
+  // '-' means standard output to predict and evaluate; a model is binary and goes to a file.
+  for (const auto& [path, flag] : {std::pair<std::string, const char*>{config.output.model, "--out"},
+                                   std::pair<std::string, const char*>{ckpt_path, "--checkpoint"}})
+    if (path == "-")
+      throw InputError(std::string(flag) + " '-' would create a file named '-': a model is binary and is not "
+                       "written to standard output; give a file name");
   files.output(config.output.model, "--out");
   files.output(ckpt_path, "--checkpoint");
   data::OutputTarget log_target;

@@ -45,7 +45,10 @@ bool parse_real(const std::string& text, double& out) {
   errno = 0;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value)) return false;
+  // ERANGE also flags underflow: 5e-324 is a subnormal number, not an error; only a magnitude
+  // past the largest double is.
+  const bool overflow = errno == ERANGE && std::fabs(value) > 1.0;
+  if (end != text.c_str() + text.size() || overflow || !std::isfinite(value)) return false;
   out = value;
   return true;
 }

@@ -7,7 +7,7 @@ set(RBF_HOSTILE_CASES
   stale_temporary_removed
   fifo_data_read_once dev_zero_data dev_zero_config stdout_full resume_other_problem
   resume_changed_validation_data
-  sigint_during_refinement sigterm_during_refinement sigint_during_setup sigint_during_cross_validation
+  sigint_during_refinement sigterm_during_refinement sighup_during_refinement sigint_during_setup sigint_during_cross_validation
   predictions_exact evaluate_targets_by_name
   evaluate_many_classes na_in_numeric_target file_name_in_plot_script
   bench_auto_on_the_cpu descriptor_outputs)

@@ -326,3 +326,22 @@ rbf_cli_test(predict_row_beyond_the_model EXIT 2
   STDERR "huge_row\\.csv: data row 1: the model's output is not a finite number: feature '[a-z0-9_]+' is -?1e\\+308, more standard deviations"
   ARGS predict --model linear.rbfn --data ${RBF_CLI_DATA}/huge_row.csv)
 set_tests_properties(cli.predict_row_beyond_the_model PROPERTIES FIXTURES_REQUIRED linear_model)
+
+# --- outputs people read -------------------------------------------------------------------------
+# A model is binary: '-' is refused as --out instead of creating a file named '-'.
+rbf_cli_test(train_out_dash EXIT 2 STDERR "--out '-' would create a file named '-': a model is binary"
+  ARGS train --data ${RBF_CLI_DATA}/good.csv --target y --out -)
+# --keep of the target's own column: the prediction column is renamed, never a repeated header name.
+rbf_cli_test(predict_keep_target_column STDOUT "^survived,survived_predicted\n"
+  ARGS predict --model passengers.rbfn --data ${RBF_CLI_DATA}/passengers.csv --keep survived)
+set_tests_properties(cli.predict_keep_target_column PROPERTIES FIXTURES_REQUIRED passengers_model)
+# Class names with terminal escapes are shown as text, not sent to the terminal.
+rbf_cli_test(escape_labels_train STDOUT "model: escape\\.rbfn"
+  ARGS train --data ${RBF_CLI_DATA}/escape_labels.csv --target label --nodes 2 --folds 0 --quiet --out escape.rbfn)
+set_tests_properties(cli.escape_labels_train PROPERTIES FIXTURES_SETUP escape_model)
+string(ASCII 27 _rbf_escape)
+rbf_cli_test(escape_labels_inspect STDOUT "classes \\(2\\): .*x1B.31mred" NOT_STDOUT "${_rbf_escape}"
+  ARGS inspect escape.rbfn)
+set_tests_properties(cli.escape_labels_inspect PROPERTIES FIXTURES_REQUIRED escape_model)
+# A subnormal number is a number.
+rbf_cli_test(subnormal_lambda STDOUT "\n  lambda: 5e-324\n" ARGS train --lambda 5e-324 --print-config)
