@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "data/errors.hpp"
@@ -12,8 +13,9 @@
 
 namespace rbf::app {
 
-IterationLog::IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append)
-    : target_(csv), append_(append), quiet_(!progress), line_(max_nodes) {
+IterationLog::IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append,
+                           std::size_t resumed_at)
+    : target_(csv), append_(append), resumed_at_(resumed_at), quiet_(!progress), line_(max_nodes) {
   progress_ = progress && ::isatty(::fileno(stderr)) && spdlog::get_level() <= spdlog::level::info;
 }
 
@@ -21,7 +23,39 @@ IterationLog::~IterationLog() {
   if (csv_) std::fclose(csv_);
 }
 
+namespace {
+
+// The log's rows up to `iteration` (and its header), as the file holds them: what a resumed
+// run keeps of a log it continues.
+std::string rows_up_to(const std::string& path, std::size_t iteration) {
+  std::FILE* in = std::fopen(path.c_str(), "r");
+  if (!in) return std::string();
+  std::string kept, line;
+  char buf[4096];
+  bool header = true;
+  while (std::fgets(buf, sizeof buf, in)) {
+    line += buf;
+    if (line.empty() || line.back() != '\n') continue;  // a row longer than the buffer
+    const unsigned long long number = std::strtoull(line.c_str(), nullptr, 10);
+    if (header || number <= iteration) kept += line;
+    header = false;
+    line.clear();
+  }
+  std::fclose(in);
+  return kept;  // an unfinished last row (a kill mid-write) is dropped
+}
+
+}  // namespace
+
 void IterationLog::open_csv() {
+  if (append_ && resumed_at_ > 0 && target_.stream_fd < 0 && !target_.in_place) {
+    // Rewritten in place (the log is streamed, not replaced: see the class comment).
+    const std::string kept = rows_up_to(target_.resolved, resumed_at_);
+    std::FILE* out = std::fopen(target_.resolved.c_str(), "w");
+    const bool written = out && std::fputs(kept.c_str(), out) >= 0;
+    if (!(out && std::fclose(out) == 0 && written))
+      throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
+  }
   const char* mode = append_ ? "a" : "w";
   if (target_.stream_fd >= 0) {
     const int fd = ::dup(target_.stream_fd);  // fclose must not close the process's own stream

@@ -23,8 +23,11 @@ class IterationLog {
  public:
   // csv.path empty: no CSV. progress: a compact updating line when stderr is a terminal, a
   // log line per iteration otherwise; without it (--quiet) iterations are logged at debug level.
-  // append: continue an existing CSV (a resumed run) instead of starting a new one.
-  IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append = false);
+  // append: continue an existing CSV (a resumed run) instead of starting a new one; its rows
+  // past `resumed_at` (the checkpoint's iteration) are cut first: a run killed after its last
+  // checkpoint had logged iterations the resumed run does again.
+  IterationLog(const data::OutputTarget& csv, bool progress, std::size_t max_nodes, bool append = false,
+               std::size_t resumed_at = 0);
   ~IterationLog();
   IterationLog(const IterationLog&) = delete;
   IterationLog& operator=(const IterationLog&) = delete;
@@ -51,6 +54,7 @@ class IterationLog {
 
   data::OutputTarget target_;
   bool append_ = false;
+  std::size_t resumed_at_ = 0;
   std::FILE* csv_ = nullptr;
   bool quiet_ = false;
   bool progress_ = false;

@@ -13,12 +13,21 @@ struct ProblemKey {
   const char* flag;
 };
 
-// What makes two runs the same problem; stopping, refinement and backends may change.
+// The resume contract: what makes two runs the same problem, and so may not change. Everything
+// else (stopping, refinement, the arithmetic's backend, threads, logging, outputs) may, and
+// applies from the resumed iteration on.
 const ProblemKey kProblemKeys[] = {
     {"data.target", "--target"},         {"data.features", "--features"}, {"data.task", "--task"},
     {"data.validation", "--validation"}, {"data.seed", "--seed"},         {"data.delimiter", "--delimiter"},
     {"data.skip_rows", "--skip-rows"},   {"candidates.pool", "--pool"},
     {"data.stratify", "data.stratify"},  {"data.validation_path", "--validation-data"},
+    // The encoding makes the features the nodes live among.
+    {"data.categorical", "--categorical"}, {"data.missing", "--missing"},
+    {"data.rare_level_rows", "data.rare_level_rows"}, {"data.max_levels", "data.max_levels"},
+    // The saved nodes' widths are indices into the candidates' widths: other widths would
+    // silently re-width every saved node (or make one dependent on the others).
+    {"candidates.sigma0", "--sigma"},    {"candidates.width_factors", "--widths"},
+    {"candidates.sigma0_sample", "candidates.sigma0_sample"},
     // The nodes were grown on what the linear terms leave: they are part of the problem.
     {"trainer.linear_terms", "--linear-terms"},
 };

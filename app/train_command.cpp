@@ -267,7 +267,7 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
   provenance.config_yaml = model::config_to_yaml(config);
 
   IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
-                   /*append=*/!resume_from.empty());
+                   /*append=*/!resume_from.empty(), resume_from.empty() ? 0 : resume_state.iteration);
   options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
   options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
   options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes, std::size_t growths_after) {

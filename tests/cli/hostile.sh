@@ -270,10 +270,24 @@ resume_other_problem)
   expect 2 "--validation \(data.validation\) differs" "$RBFNET" train --resume i.rbfn.ckpt --validation 0.3
   expect 2 "--linear-terms \(trainer.linear_terms\) differs.*it was auto there and is off now" \
     "$RBFNET" train --resume i.rbfn.ckpt --linear-terms off
+  expect 2 "--sigma \(candidates.sigma0\) differs.*it was 0 there and is 2 now" "$RBFNET" train --resume i.rbfn.ckpt --sigma 2
+  expect 2 "--widths \(candidates.width_factors\) differs" "$RBFNET" train --resume i.rbfn.ckpt --widths 0.25
+  expect 2 "--categorical \(data.categorical\) differs" "$RBFNET" train --resume i.rbfn.ckpt --categorical off
   sed '5s/^[0-9]\.[0-9]/9.9/' iris.csv >changed.csv
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
   expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --nodes 5 --quiet --log-level warn ;;
+resume_cuts_the_log_back)
+  # A run whose last checkpoint (iteration 10) is older than its log (12 rows), as after a kill:
+  # the resumed run grows 11 and 12 again, and the log holds each iteration once.
+  cp "$SOURCE/data/iris.csv" iris.csv
+  "$RBFNET" train --data iris.csv --target species --nodes 12 --patience 0 --folds 0 --checkpoint-every 5 \
+    --log-iter log.csv --out i.rbfn --quiet --log-level warn >/dev/null 2>&1 || fail "cannot train the checkpointed model"
+  [ "$(tail -n +2 log.csv | wc -l)" = 12 ] || fail "the first run did not log 12 iterations"
+  expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --log-iter log.csv --out i.rbfn --quiet --log-level warn
+  [ "$(tail -n +2 log.csv | cut -d, -f1 | sort -n | uniq -d | wc -l)" = 0 ] || fail "the log repeats iterations"
+  [ "$(tail -n +2 log.csv | wc -l)" = 12 ] || fail "the log does not hold the 12 iterations once each"
+  [ "$(grep -c '^iteration,' log.csv)" = 1 ] || fail "the log repeats its header" ;;
 resume_changed_validation_data)
   head -121 "$SOURCE/data/iris.csv" >train.csv
   { head -1 "$SOURCE/data/iris.csv"; tail -29 "$SOURCE/data/iris.csv"; } >val.csv
