@@ -5,6 +5,7 @@
 
 #include "python/bindings/config_binding.hpp"
 #include "python/bindings/errors.hpp"
+#include "python/bindings/fork_state.hpp"
 #include "python/bindings/model_binding.hpp"
 #include "python/bindings/train_binding.hpp"
 
@@ -28,4 +29,6 @@ PYBIND11_MODULE(_rbfnet, m) {
   rbf::python::bind_model(m);
   rbf::python::bind_train(m);
   rbf::python::bind_config(m);
+  m.def("_after_fork_in_child", &rbf::python::after_fork_in_child,
+        "Called in a fork() child (os.register_at_fork): one thread from then on.");
 }

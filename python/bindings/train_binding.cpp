@@ -23,6 +23,7 @@
 #include "model/trainer.hpp"
 #include "python/bindings/arrays.hpp"
 #include "python/bindings/c_locale.hpp"
+#include "python/bindings/fork_state.hpp"
 
 namespace py = pybind11;
 
@@ -162,7 +163,8 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
                 const std::vector<Setting>& settings, const py::object& init, const TextColumns& text_columns) {
   const CLocaleScope c_locale;  // this thread; the trainer's own threads format no text
   const MatrixView x(x_array, "X"), y(y_array, "y");
-  const model::Config config = make_config(settings, !classes.empty());
+  model::Config config = make_config(settings, !classes.empty());
+  if (in_forked_child()) config.trainer.threads = 1;  // fork_state.hpp: no thread pool here
   data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);
   attach_text_columns(ds, text_columns);
 

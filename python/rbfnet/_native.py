@@ -21,3 +21,8 @@ try:
 finally:
     if _SET_HERE:
         del os.environ["OMP_WAIT_POLICY"]
+
+# GNU OpenMP's threads do not survive fork(): a forked child (multiprocessing's default on
+# Linux) predicts and fits on one thread instead of waiting forever for the parent's threads.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=native._after_fork_in_child)
