@@ -93,11 +93,18 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
 }
 
 void IterationLog::record(const model::IterationRecord& r) {
-  if (!csv_ && !target_.path.empty()) open_csv();
+  if (!csv_ && !target_.path.empty() && !log_failed_) open_csv();
   if (csv_) {
     const std::string row = csv_row(r);
-    if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0)
-      throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
+    if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0) {
+      // The log is a by-product: a full disk or a file-size limit ends it, not the training,
+      // whose model and checkpoints are what the run is for.
+      spdlog::warn("cannot write the iteration log '{}' at iteration {} ({}); training goes on without it",
+                   target_.path, r.iteration, std::strerror(errno));
+      std::fclose(csv_);
+      csv_ = nullptr;
+      log_failed_ = true;
+    }
   }
   if (progress_) {
     show_progress(r);

@@ -56,6 +56,7 @@ class IterationLog {
   bool append_ = false;
   std::size_t resumed_at_ = 0;
   std::FILE* csv_ = nullptr;
+  bool log_failed_ = false;  // a write failed: no more rows
   bool quiet_ = false;
   bool progress_ = false;
   bool progress_shown_ = false;

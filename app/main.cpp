@@ -3,6 +3,7 @@
 // exit status 1 or 2.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -161,6 +162,9 @@ int run_command_line(int original_argc, char** original_argv) {
 }  // namespace rbf::app
 
 int main(int argc, char** argv) {
+  // Past `ulimit -f` a write fails with EFBIG, which every writer reports (and the atomic
+  // writer cleans up after), instead of SIGXFSZ killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   rbf::app::restart_with_passive_omp_waiting(argv);
   return rbf::app::run_reporting_errors([&] { return rbf::app::run_command_line(argc, argv); });
 }

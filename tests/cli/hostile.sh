@@ -277,6 +277,11 @@ resume_other_problem)
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
   expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --nodes 5 --quiet --log-level warn ;;
+log_on_a_full_disk)
+  # The log's device is full from its first row: the run warns and saves its model.
+  expect 0 "cannot write the iteration log '/dev/full' at iteration 1 .*training goes on without it" \
+    train_small --out m.rbfn --log-iter /dev/full --log-level warn
+  "$RBFNET" inspect m.rbfn >/dev/null 2>&1 || fail "no model was saved" ;;
 resume_cuts_the_log_back)
   # A run whose last checkpoint (iteration 10) is older than its log (12 rows), as after a kill:
   # the resumed run grows 11 and 12 again, and the log holds each iteration once.
