@@ -43,6 +43,16 @@ void GrowthRun<T>::resume(const TrainingState& s) {
   node_centers_.clear();
   node_widths_.clear();
   if (s.node_widths.empty()) {
+    // Each candidate is a node or skipped once at most: a file that lists one twice was
+    // altered or damaged (the backend would otherwise stop on an internal error).
+    std::vector<char> listed(count_, 0);
+    for (const std::vector<std::size_t>* list : {&s.skipped, &s.chosen})
+      for (std::size_t c : *list) {
+        if (c < count_ && listed[c]++)
+          throw InputError("the checkpoint's training state lists candidate " + std::to_string(c) +
+                           " twice (as a node, or as a node and a skipped candidate): the file was altered or "
+                           "damaged; start a new run");
+      }
     for (std::size_t c : s.chosen) commit_node(c);
   } else {  // a refinement moved the nodes off their candidates
     if (s.node_centers.size() != s.chosen.size() * p_.d)

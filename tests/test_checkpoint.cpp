@@ -136,6 +136,24 @@ TEST_CASE("checkpoint: a checkpoint from other data or another pool is refused")
   CHECK_THROWS_AS(model::train(checkpoint_data(), cfg, opt), InputError);
 }
 
+TEST_CASE("checkpoint: a training state that lists a candidate twice is refused, not an internal error") {
+  const model::Config cfg = checkpoint_config(false);
+  std::atomic<bool> stop{false};
+  model::TrainOptions first;
+  first.stop_requested = &stop;
+  first.on_iteration = [&](const model::IterationRecord& rec) {
+    if (rec.iteration == 4) stop = true;
+  };
+  const model::TrainResult part = model::train(checkpoint_data(), cfg, first);
+  REQUIRE(part.interrupted);
+  model::TrainingState state = model::decode_training_state(part.network.training_state, "f");
+  REQUIRE(state.chosen.size() >= 2);
+  state.chosen[1] = state.chosen[0];
+  model::TrainOptions again;
+  again.resume = &state;
+  CHECK_THROWS_WITH_AS(model::train(checkpoint_data(), cfg, again), doctest::Contains("twice"), InputError);
+}
+
 TEST_CASE("checkpoint: damaged training states are clear errors") {
   model::TrainingState ok;
   ok.iteration = 3;
