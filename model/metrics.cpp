@@ -19,35 +19,36 @@ double squared_error(const double* pred, const double* truth, std::size_t count,
   return sse;
 }
 
-}  // namespace
-
-namespace {
-
-// Output j's figures again with the sums taken in units of its largest error or deviation, as
-// hypot does: finite predictions far from their targets (1e200 off, say) square past a
-// double's range, and a finite answer would read "RMSE inf". Only then: the plain sums above
-// give the last digits scikit-learn gives.
-void rescaled_sums(const double* pred, const double* truth, std::size_t rows, std::size_t k, std::size_t j,
-                   RegressionMetrics& m) {
-  const double n = static_cast<double>(rows);
-  double mean = 0;
-  for (std::size_t i = 0; i < rows; ++i) mean += truth[i * k + j] / n;
-  double unit = 0;
-  for (std::size_t i = 0; i < rows; ++i)
-    unit = std::max({unit, std::abs(pred[i * k + j] - truth[i * k + j]), std::abs(truth[i * k + j] - mean)});
-  if (!(unit > 0) || !std::isfinite(unit)) return;  // an error past a double's range is infinite indeed
+// Output j's sums of squared errors, absolute errors and squared deviations from `mean`, each
+// term in units of `unit`. With unit 1 these are the plain sums, whose last digits scikit-learn
+// gives (each term divided by 1 is itself).
+struct Sums {
   double sse = 0, sae = 0, sst = 0;
+  bool finite() const { return std::isfinite(sse) && std::isfinite(sae) && std::isfinite(sst); }
+};
+
+Sums sums_in_units(const double* pred, const double* truth, std::size_t rows, std::size_t k, std::size_t j,
+                   double mean, double unit) {
+  Sums s;
   for (std::size_t i = 0; i < rows; ++i) {
     const double e = (pred[i * k + j] - truth[i * k + j]) / unit;
     const double c = (truth[i * k + j] - mean) / unit;
-    sse += e * e;
-    sae += std::abs(e);
-    sst += c * c;
+    s.sse += e * e;
+    s.sae += std::abs(e);
+    s.sst += c * c;
   }
-  m.rmse[j] = unit * std::sqrt(sse / n);
-  m.mae[j] = unit * (sae / n);
-  // Where the deviations vanish in these units R^2 lies beyond a double: the plain -inf stays.
-  if (sst > 0) m.r2[j] = 1.0 - sse / sst;
+  return s;
+}
+
+// The unit that keeps output j's sums finite, as hypot does: its largest error or deviation
+// from `mean` (the mean of each target divided by n, which cannot overflow); 0 when none is a
+// finite positive number (an error past a double's range is infinite indeed).
+double largest_term(const double* pred, const double* truth, std::size_t rows, std::size_t k, std::size_t j,
+                    double mean) {
+  double unit = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    unit = std::max({unit, std::abs(pred[i * k + j] - truth[i * k + j]), std::abs(truth[i * k + j] - mean)});
+  return unit > 0 && std::isfinite(unit) ? unit : 0.0;
 }
 
 }  // namespace
@@ -59,21 +60,30 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
   m.r2.assign(k, 0.0);
   if (rows == 0) return m;
   for (std::size_t j = 0; j < k; ++j) {
+    const double n = static_cast<double>(rows);
     double mean = 0;
     for (std::size_t i = 0; i < rows; ++i) mean += truth[i * k + j];
-    mean /= static_cast<double>(rows);
-    const double sse = squared_error(pred + j, truth + j, rows, k);
-    double sae = 0, sst = 0;
-    for (std::size_t i = 0; i < rows; ++i) {
-      sae += std::abs(pred[i * k + j] - truth[i * k + j]);
-      const double c = truth[i * k + j] - mean;
-      sst += c * c;
-    }
-    m.rmse[j] = std::sqrt(sse / static_cast<double>(rows));
-    m.mae[j] = sae / static_cast<double>(rows);
+    mean /= n;
+    const Sums plain = sums_in_units(pred, truth, rows, k, j, mean, 1.0);
     // R^2 is undefined for a constant target; report 0 for an exact fit-free baseline.
-    m.r2[j] = sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0);
-    if (!std::isfinite(sse) || !std::isfinite(sae) || !std::isfinite(sst)) rescaled_sums(pred, truth, rows, k, j, m);
+    m.r2[j] = plain.sst > 0 ? 1.0 - plain.sse / plain.sst : (plain.sse == 0 ? 1.0 : 0.0);
+    Sums s = plain;
+    double unit = 1.0;
+    if (!plain.finite()) {
+      // Finite predictions far from their targets (1e200 off, say) square past a double's
+      // range, and a finite answer would read "RMSE inf": the sums again in larger units.
+      double scaled_mean = 0;
+      for (std::size_t i = 0; i < rows; ++i) scaled_mean += truth[i * k + j] / n;
+      const double largest = largest_term(pred, truth, rows, k, j, scaled_mean);
+      if (largest > 0) {
+        unit = largest;
+        s = sums_in_units(pred, truth, rows, k, j, scaled_mean, unit);
+        // Where the deviations vanish in these units R^2 lies beyond a double: the plain -inf stays.
+        if (s.sst > 0) m.r2[j] = 1.0 - s.sse / s.sst;
+      }
+    }
+    m.rmse[j] = unit * std::sqrt(s.sse / n);
+    m.mae[j] = unit * (s.sae / n);
   }
   return m;
 }
