@@ -74,7 +74,7 @@ int run_evaluate(const EvaluateOptions& options) {
   const data::CsvOptions csv = model_csv_options(net, options.delimiter, options.skip_rows);
   data::ColumnSpec columns;
   columns.targets = options.target;
-  columns.features = model_input_columns(net);
+  columns.features = net.input_columns();
   data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
                                      input_name(options.data), csv, columns,
                                      classify ? data::TaskHint::classification : data::TaskHint::regression);

@@ -86,7 +86,7 @@ int run_predict(const PredictOptions& options) {
   const data::InputBytes bytes = data::read_input_file(data_path, "data file");  // read once: stdin cannot rewind
   const data::CsvOptions csv = model_csv_options(net, options.delimiter, options.skip_rows);
   data::ColumnSpec columns;
-  columns.features = model_input_columns(net);  // by name; any other column (a target, say) is ignored
+  columns.features = net.input_columns();  // by name; any other column (a target, say) is ignored
   data::Dataset ds = data::parse_csv(bytes.view(), name, csv, columns, data::TaskHint::regression);
   encode_for_model(net, ds);
   const data::TextColumns kept =

@@ -39,10 +39,6 @@ data::CsvOptions model_csv_options(const model::Network& net, char delimiter, st
   return csv;
 }
 
-std::vector<std::string> model_input_columns(const model::Network& net) {
-  return net.encoding.empty() ? net.feature_names : net.encoding.raw_names();
-}
-
 void encode_for_model(const model::Network& net, data::Dataset& ds) {
   const data::EncodingReport report = data::apply_encoding(net.encoding, ds);
   if (!report.empty()) std::fprintf(stderr, "rbfnet: note: %s\n", report.sentence().c_str());

@@ -15,10 +15,10 @@ namespace rbf::app {
 // allow, and the columns a continued model (`init`, may be null) reads as text always.
 data::CsvOptions training_csv_options(const model::Config& config, const model::Network* init);
 
-// Reads the columns a model predicts from: its raw columns (with the encoding's text columns
-// as text and missing cells allowed), or its features when it was trained on numbers.
+// Reads the columns a model predicts from (Network::input_columns): its raw columns, with the
+// encoding's text columns as text and missing cells allowed, or its features when it was
+// trained on numbers.
 data::CsvOptions model_csv_options(const model::Network& net, char delimiter, std::size_t skip_rows);
-std::vector<std::string> model_input_columns(const model::Network& net);
 
 // Encodes `ds`, read with model_csv_options, into the model's features, and says on standard
 // error what the encoding met that training did not (unseen levels, filled cells).

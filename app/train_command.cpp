@@ -217,7 +217,7 @@ int save_results(model::TrainResult& result, const std::function<void(model::Net
 // feature names (where the model has names, and the config names no features itself).
 model::Config continued_config(const model::Config& config, const model::Network& init) {
   model::Config out = config;
-  const std::vector<std::string> columns = model_input_columns(init);
+  const std::vector<std::string> columns = init.input_columns();
   bool named = !columns.empty();
   for (std::size_t f = 0; f < columns.size(); ++f) named = named && !model::generic_feature_name(columns[f], f);
   if (named && out.data.features.empty()) out.data.features = columns;

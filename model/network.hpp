@@ -60,6 +60,11 @@ struct Network {
   std::string training_state;
 
   std::size_t nodes() const { return widths.size(); }
+  // The columns a prediction reads: the raw tabular columns of the encoding, or the features
+  // of a model trained on numbers.
+  std::vector<std::string> input_columns() const {
+    return encoding.empty() ? feature_names : encoding.raw_names();
+  }
 
   // Raw outputs in original target units (regression) or class scores (classification)
   // for `rows` raw input rows (row-major rows x d). out: rows x k.

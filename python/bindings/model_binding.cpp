@@ -33,7 +33,7 @@ py::array_t<double> predict_raw(const Network& net, const MatrixView& view, cons
   ds.source = "X";
   ds.rows = view.rows();
   ds.features = view.cols();
-  ds.feature_names = net.encoding.raw_names();
+  ds.feature_names = net.input_columns();
   if (view.cols() != ds.feature_names.size())
     throw py::value_error("X has " + std::to_string(view.cols()) + " columns, but the model reads " +
                           std::to_string(ds.feature_names.size()));
@@ -145,7 +145,7 @@ void bind_model(py::module_& m) {
           py::arg("X"), py::arg("text_columns") = TextColumns(),
           "Class probabilities (n, k), as `rbfnet predict --proba` writes them.")
       .def_property_readonly(
-          "columns", [](const Network& n) { return n.encoding.empty() ? n.feature_names : n.encoding.raw_names(); },
+          "columns", &Network::input_columns,
           "The columns a prediction reads: the raw tabular columns, or the features of a model trained on numbers.")
       .def_property_readonly(
           "text_columns", [](const Network& n) { return n.encoding.text_columns(); },
