@@ -88,26 +88,23 @@ void check_not_mistyped_numbers(const Dataset& raw, const TextFeature& text) {
                    "out of the features");
 }
 
-EncodedColumn fit_categorical(const Dataset& raw, std::size_t f, const TextFeature* text,
-                              const EncodingOptions& options) {
+EncodedColumn fit_categorical(const Dataset& raw, const TextFeature& text, const EncodingOptions& options) {
   EncodedColumn column;
-  column.name = raw.feature_names[f];
+  column.name = raw.feature_names[text.feature];
   column.kind = ColumnKind::categorical;
   if (!options.categorical) {
-    const std::size_t row = text ? static_cast<std::size_t>(std::find_if(text->cells.begin(), text->cells.end(),
-                                                                        [](const std::string& c) { return !c.empty(); }) -
-                                                           text->cells.begin())
-                                 : 0;
+    std::size_t row = 0;  // the first cell with text
+    while (row < text.cells.size() && text.cells[row].empty()) ++row;
     throw InputError(raw.source + ": column '" + column.name + "' holds text" +
-                     (text && row < text->cells.size() ? " ('" + text->cells[row] + "', data row " +
-                                                             std::to_string(row + 1) + ")"
-                                                       : std::string()) +
+                     (row < text.cells.size()
+                          ? " ('" + text.cells[row] + "', data row " + std::to_string(row + 1) + ")"
+                          : std::string()) +
                      " and data.categorical is off; set it to auto (--categorical auto) to one-hot encode it, or "
                      "leave the column out of the features");
   }
-  if (text) check_not_mistyped_numbers(raw, *text);
+  check_not_mistyped_numbers(raw, text);
   std::map<std::string, std::size_t> counts;
-  for (std::size_t i = 0; i < raw.rows; ++i) ++counts[level_of(raw, text, f, i)];
+  for (std::size_t i = 0; i < raw.rows; ++i) ++counts[level_of(raw, &text, text.feature, i)];
   if (!options.missing && counts.count(kMissingLevel))
     throw InputError(raw.source + ": column '" + column.name + "' has " + std::to_string(counts[kMissingLevel]) +
                      " missing value(s) and data.missing is off; fill them, drop those rows, or set data.missing "
@@ -170,15 +167,15 @@ FeatureEncoding fit_encoding(const Dataset& raw, const EncodingOptions& options)
   if (!needs_encoding(raw)) return encoding;
   const std::vector<const TextFeature*> text = text_by_feature(raw);
   for (std::size_t f = 0; f < raw.features; ++f)
-    encoding.columns.push_back(text[f] ? fit_categorical(raw, f, text[f], options) : fit_numeric(raw, f, options));
+    encoding.columns.push_back(text[f] ? fit_categorical(raw, *text[f], options) : fit_numeric(raw, f, options));
   return encoding;
 }
 
 EncodingReport apply_encoding(const FeatureEncoding& encoding, Dataset& raw) {
   EncodingReport report;
+  const std::vector<const TextFeature*> text = text_by_feature(raw);
   if (encoding.empty()) {
     if (!needs_encoding(raw)) return report;
-    const std::vector<const TextFeature*> text = text_by_feature(raw);
     for (std::size_t i = 0; i < raw.rows * raw.features; ++i) {
       const std::size_t f = i % raw.features;
       if (std::isnan(raw.x[i]) || text[f])
@@ -191,7 +188,6 @@ EncodingReport apply_encoding(const FeatureEncoding& encoding, Dataset& raw) {
   }
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t f = 0; f < raw.features; ++f) index.emplace(raw.feature_names[f], f);
-  const std::vector<const TextFeature*> text = text_by_feature(raw);
   const std::vector<std::string> names = encoding.feature_names();
   const std::size_t width = names.size();
   std::vector<double> x(raw.rows * width, 0.0);
