@@ -54,6 +54,16 @@ std::size_t resolve(const std::string& spec, const char* what, const std::vector
                       ": the header has no such name (columns: " + list_names(header) + ")");
 }
 
+const char* role_name(ColumnRole role) {
+  switch (role) {
+    case ColumnRole::target: return "target";
+    case ColumnRole::feature: return "feature";
+    case ColumnRole::weight: return "weight";
+    case ColumnRole::ignored: break;
+  }
+  return "ignored";
+}
+
 }  // namespace
 
 ColumnPlan plan_columns(const std::vector<std::string>& header, const ColumnSpec& columns, const std::string& file,
@@ -69,15 +79,21 @@ ColumnPlan plan_columns(const std::vector<std::string>& header, const ColumnSpec
       throw csv_error(file, header_line,
                       column_label(index, header[index]) +
                           (same_role ? std::string(" is given twice as a ") + what + " column"
-                                     : std::string(" is given both as a target and as a feature")));
+                                     : std::string(" is given both as a ") + role_name(plan.role[index]) +
+                                           " and as a " + what + " column"));
     }
     plan.role[index] = role;
+    if (role == ColumnRole::weight) {
+      plan.weight_column = index;
+      return;
+    }
     auto& list = role == ColumnRole::target ? plan.target_columns : plan.feature_columns;
     plan.slot[index] = list.size();
     list.push_back(index);
   };
 
   for (const auto& spec : columns.targets) claim(spec, ColumnRole::target, "target");
+  if (!columns.weight.empty()) claim(columns.weight, ColumnRole::weight, "weight");
   if (columns.features.empty()) {
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (plan.role[i] == ColumnRole::ignored) {

@@ -19,6 +19,7 @@
 #include "data/input_file.hpp"
 #include "data/missing_cell.hpp"
 #include "data/number_parse.hpp"
+#include "data/sample_weights.hpp"
 
 namespace rbf::data {
 
@@ -162,7 +163,7 @@ class CsvParser {
     if (keep_labels_) labels_.reserve(rows_hint * target_count);
 
     // What to do with each column's cells, decided once rather than per cell.
-    enum class Cell : unsigned char { feature, numeric_target, label, skipped };
+    enum class Cell : unsigned char { feature, numeric_target, label, weight, skipped };
     std::vector<Cell> cells(column_count);
     for (std::size_t column = 0; column < column_count; ++column) {
       switch (plan_.role[column]) {
@@ -172,11 +173,15 @@ class CsvParser {
         case ColumnRole::target:
           cells[column] = keep_labels_ ? Cell::label : Cell::numeric_target;
           break;
+        case ColumnRole::weight:
+          cells[column] = Cell::weight;
+          break;
         case ColumnRole::ignored:
           cells[column] = Cell::skipped;
           break;
       }
     }
+    if (plan_.weight_column != static_cast<std::size_t>(-1)) weights_.reserve(rows_hint);
 
     while (skip_blank_lines(cursor_)) {
       const std::size_t row_line = cursor_.line;
@@ -197,6 +202,11 @@ class CsvParser {
           case Cell::numeric_target:
             if (!read_plain_number(value, end)) value = read_number(column, end);
             y_row[slot] = value;
+            break;
+          case Cell::weight:
+            if (!read_plain_number(value, end)) value = read_number(column, end);
+            if (value < 0) throw csv_error(name_, row_line, column + 1, negative_weight_message(value, header_[column]));
+            weights_.push_back(value);
             break;
           case Cell::label:
             // A plain number is its own label text; only other cells need the full path.
@@ -397,6 +407,11 @@ class CsvParser {
     }
     data.x = std::move(x_);
     data.y = std::move(y_);
+    if (plan_.weight_column != static_cast<std::size_t>(-1)) {
+      check_weights(weights_, name_ + ": the sample weights in column " + quote_for_message(header_[plan_.weight_column]));
+      data.weights = std::move(weights_);
+      data.weight_name = header_[plan_.weight_column];
+    }
     read_text_features(text_, name_, options_, text_slot_, data);
     return data;
   }
@@ -420,6 +435,7 @@ class CsvParser {
   std::size_t rows_ = 0;
   std::vector<double> x_;
   std::vector<double> y_;
+  std::vector<double> weights_;            // the weight column's values, when there is one
   std::vector<std::string_view> labels_;   // row-major target cells, when kept as text
   std::deque<std::string> label_storage_;  // unescaped labels; a deque keeps views valid
   DeferredValue first_label_;              // first target cell that is not a number

@@ -30,6 +30,9 @@ struct ColumnSpec {
   // Feature columns by name or index. Empty: every column that is not a target.
   // When given, other columns (a target column in a prediction file, say) are ignored.
   std::vector<std::string> features;
+  // The column of per-row sample weights (non-negative numbers) by name or index; "" = none.
+  // It is neither a feature nor a target.
+  std::string weight;
 };
 
 // Format details (where RFC 4180 leaves a choice):

@@ -30,6 +30,10 @@ struct Dataset {
   // Raw tabular data only (before data/feature_encoding.hpp encodes it): the text columns, and
   // NaN in x for the missing cells of numeric ones. Empty for numbers ready to train on.
   std::vector<TextFeature> text_features;
+  // Per-row sample weights (finite, >= 0, not all 0): each row's share of the squared error
+  // the fit minimizes and of every score. Empty: every row weighs 1.
+  std::vector<double> weights;
+  std::string weight_name;  // the column they came from ("" from Python)
 
   const double* row(std::size_t i) const { return x.data() + i * features; }
 };

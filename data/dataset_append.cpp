@@ -44,6 +44,8 @@ void append_rows(Dataset& into, const Dataset& more) {
   } else {
     into.y.insert(into.y.end(), more.y.begin(), more.y.end());
   }
+  // Both files were read with the same columns, so both have a weight column or neither.
+  into.weights.insert(into.weights.end(), more.weights.begin(), more.weights.end());
   into.rows += more.rows;
 }
 
