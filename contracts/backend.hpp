@@ -89,6 +89,15 @@ class Backend {
   // Copies the standardized training data: x is n x d, y is n x k, both row-major.
   virtual void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                                  std::size_t k) = 0;
+  // Weighted least squares: s holds sqrt(w_i) for each of set_training_data's rows (s > 0,
+  // scaled so that sum w_i = all training rows), called after set_training_data and before
+  // set_candidates. The backend then multiplies row i of every Gaussian column over the
+  // training rows (Phi_C, add_node's phi, the matrix-free passes) and of the bias column by
+  // s_i, so that OLS on the given y (already multiplied by s) minimizes sum_i w_i ||e_i||^2.
+  // Validation columns stay unscaled. Without it every s_i is 1.
+  virtual void set_row_scale(const T* s) {
+    if (s) throw std::logic_error(name() + " backend cannot weight rows");
+  }
   // Copies validation features (nv x d row-major); nv may be 0.
   virtual void set_validation_data(const T* x, std::size_t nv) = 0;
   // Defines the candidate pool: centers (count x d row-major), widths (count) and the

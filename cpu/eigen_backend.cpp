@@ -54,7 +54,18 @@ void EigenBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d
   y_ = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(y, n, k);
   basis_ = 0;
   val_columns_ = 0;
+  row_scale_.clear();
   free_ = MatrixFreeLayout<T>();  // belongs to the previous data; set_candidates builds the next
+}
+
+template <typename T>
+void EigenBackend<T>::set_row_scale(const T* s) {
+  if (n_ == 0) throw std::logic_error("set_row_scale must come after set_training_data");
+  if (s == nullptr) {
+    row_scale_.clear();
+  } else {
+    row_scale_.assign(s, s + n_);
+  }
 }
 
 template <typename T>
@@ -92,6 +103,11 @@ void EigenBackend<T>::set_candidates(const T* centers, const T* widths, const st
       if (!this->setup_stop_requested()) candidate_column(static_cast<std::size_t>(c), phi_.col(c).data());
   }
   free_ = stored_ ? MatrixFreeLayout<T>() : make_matrix_free_layout(x_.data(), n_, d_, centers_.data(), count);
+  w_padded_.clear();
+  if (!stored_ && !row_scale_.empty()) {  // padding rows weigh 0
+    w_padded_.assign(free_.rows_padded, T(0));
+    for (std::size_t i = 0; i < n_; ++i) w_padded_[i] = row_scale_[i] * row_scale_[i];
+  }
   n_norm_.assign(count, T(0));
   s_proj_.assign(count, T(0));
   g_.setZero(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(k_));
@@ -110,6 +126,7 @@ void EigenBackend<T>::gaussian_column(const T* center, T gamma, T* out) const {
     const std::size_t rows = std::min(kRowBlock, n_ - r0);
     gaussian_block(x_.data(), n_, d_, center, gamma, r0, rows, out + r0, acc.data());
   }
+  for (std::size_t i = 0; i < row_scale_.size(); ++i) out[i] *= row_scale_[i];
 }
 
 template <typename T>
@@ -141,8 +158,10 @@ std::string EigenBackend<T>::memory_shortfall(std::size_t nodes) const {
 template <typename T>
 void EigenBackend<T>::reset_to_bias(std::vector<double>& a) {
   ensure_basis_capacity(1);
+  // The bias column is s (1 unweighted); sum s_i^2 over every shard's rows is total_rows().
   const T q0 = T(1) / std::sqrt(static_cast<T>(total_rows()));
   q_.col(0).setConstant(q0);
+  for (std::size_t i = 0; i < row_scale_.size(); ++i) q_(static_cast<Eigen::Index>(i), 0) *= row_scale_[i];
   basis_ = 1;
   val_columns_ = 0;  // validation columns belong to the nodes, which start over
   e_ = y_;

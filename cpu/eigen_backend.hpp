@@ -33,6 +33,7 @@ class EigenBackend final : public Backend<T> {
   }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
+  void set_row_scale(const T* s) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
                       std::size_t count, const model::StorageRequest& storage) override;
@@ -119,6 +120,8 @@ class EigenBackend final : public Backend<T> {
   Matrix x_;      // n x d
   Matrix y_;      // n x k
   Matrix x_val_;  // nv x d
+  std::vector<T> row_scale_;  // set_row_scale's s (n); empty: unweighted
+  std::vector<T> w_padded_;   // s^2 padded like free_.x, for the matrix-free pass's n_c; empty: unweighted
 
   std::size_t count_ = 0;      // candidates
   std::vector<T> centers_;     // count x d row-major

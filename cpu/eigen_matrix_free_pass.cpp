@@ -47,6 +47,12 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
   } else {
     e_padded_.clear();
   }
+  // Weighted rows: the kernel forms the unscaled phi, so s moves onto q and E (phi'^T v =
+  // phi^T (s v)) and the squares take s^2.
+  for (std::size_t i = 0; i < row_scale_.size(); ++i) {
+    q_padded_[i] *= row_scale_[i];
+    for (std::size_t j = 0; reset && j < k; ++j) e_padded_[j * np + i] *= row_scale_[i];
+  }
 
   std::vector<std::size_t> active;
   active.reserve(count_);
@@ -65,6 +71,7 @@ void EigenBackend<T>::matrix_free_pass(bool reset, const Vector& q, const std::v
     std::vector<double> z(tile), nn(reset ? tile : 0), g(reset ? tile * k : 0);
     GaussianTile<T> t = layout_tile(free_, d_, gamma_.data(), q_padded_.data());
     t.e = reset ? e_padded_.data() : nullptr;
+    t.square_weight = w_padded_.empty() ? nullptr : w_padded_.data();
     t.k = k;
     t.z = z.data();
     t.n = nn.data();

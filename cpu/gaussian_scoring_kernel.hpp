@@ -35,6 +35,8 @@ struct GaussianTile {
   const S* q = nullptr;  // rows_padded
   const S* e = nullptr;  // rows_padded x k, column-major; null: z only
   std::size_t k = 0;
+  // Weighted rows: n_c = sum_i square_weight_i phi_ic^2 (rows_padded, 0 in padding); null: 1.
+  const S* square_weight = nullptr;
   // Outputs, per scored candidate, overwritten: z (tile); with e also n (tile) and g (tile x k,
   // candidate-major). Summed in double across row blocks.
   double* z = nullptr;

@@ -44,6 +44,17 @@ RBF_SIMD_INLINE double dot_block(const typename Vc::Scalar* a, const typename Vc
   return Vc::sum(acc);
 }
 
+template <typename Vc>
+RBF_SIMD_INLINE double weighted_square_block(const typename Vc::Scalar* a, const typename Vc::Scalar* w,
+                                             std::size_t rows) {
+  typename Vc::V acc{};
+  for (std::size_t i = 0; i < rows; i += Vc::kLanes) {
+    const typename Vc::V v = Vc::load(a + i);
+    acc += v * v * Vc::load(w + i);
+  }
+  return Vc::sum(acc);
+}
+
 template <typename Vc, int CT, int RT, bool kStatistics>
 RBF_SIMD_INLINE void score_tile(const GaussianTile<typename Vc::Scalar>& t) {
   using S = typename Vc::Scalar;
@@ -119,7 +130,8 @@ RBF_SIMD_INLINE void score_tile(const GaussianTile<typename Vc::Scalar>& t) {
       if (kStatistics) {
         for (std::size_t c = 0; c < valid; ++c) {
           const S* phi = phi_block + c * block;
-          t.n[c0 + c] += dot_block<Vc>(phi, phi, rows);
+          t.n[c0 + c] += t.square_weight != nullptr ? weighted_square_block<Vc>(phi, t.square_weight + r0, rows)
+                                                    : dot_block<Vc>(phi, phi, rows);
           for (std::size_t j = 0; j < k; ++j) t.g[(c0 + c) * k + j] += dot_block<Vc>(phi, t.e + j * n + r0, rows);
         }
       }

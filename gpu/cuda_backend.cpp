@@ -92,7 +92,7 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   // Free everything that depends on the old data first, so its memory counts as free.
   release_candidates();
   release_validation();
-  for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_}) b->release();
+  for (Buffer<T>* b : {&xt_, &y_, &e_, &q_, &h_, &a_, &node_, &row_scale_, &row_weight_, &scaled_v_}) b->release();
   cgs_partial_.release();
   qh_.release();
   for (Buffer<float>* b : {&qh_scale_, &compact_partial_, &compact_encode_}) b->release();
@@ -153,6 +153,27 @@ void CudaBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t d,
   // Asked for, the compact basis is there from the start (else reserve_nodes decides).
   if (options_.basis == model::GpuBasis::half && compact_allowed()) enter_compact_basis("as backend.gpu_basis asks");
   context_.synchronize();  // the staging vector goes out of scope; surface errors here
+}
+
+template <typename T>
+void CudaBackend<T>::set_row_scale(const T* s) {
+  context_.activate();
+  require_training_data("set_row_scale");
+  for (Buffer<T>* b : {&row_scale_, &row_weight_, &scaled_v_}) b->release();
+  if (s == nullptr) return;
+  std::vector<T> host(2 * npad_, T(0));  // s, then s^2; padding rows weigh 0
+  for (std::size_t i = 0; i < n_; ++i) {
+    host[i] = s[i];
+    host[npad_ + i] = s[i] * s[i];
+  }
+  row_scale_ = Buffer<T>(context_, npad_, Placement::device, "the row weights");
+  row_weight_ = Buffer<T>(context_, npad_, Placement::device, "the row weights");
+  scaled_v_ = Buffer<T>(context_, npad_, Placement::device, "the row weights");
+  const cudaStream_t stream = context_.stream();
+  RBF_CUDA_CHECK(cudaMemcpyAsync(row_scale_.get(), host.data(), npad_ * sizeof(T), cudaMemcpyHostToDevice, stream));
+  RBF_CUDA_CHECK(
+      cudaMemcpyAsync(row_weight_.get(), host.data() + npad_, npad_ * sizeof(T), cudaMemcpyHostToDevice, stream));
+  context_.synchronize();  // the host copy goes out of scope
 }
 
 template <typename T>

@@ -30,6 +30,7 @@ class CudaBackend final : public model::Backend<T> {
   model::BackendKind kind() const override { return model::BackendKind::gpu; }
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y,
                          std::size_t k) override;
+  void set_row_scale(const T* s) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows,
                       std::size_t count, const model::StorageRequest& storage) override;
@@ -203,6 +204,10 @@ class CudaBackend final : public model::Backend<T> {
   // Training data (feature-major, rows padded with zeros to npad_).
   std::size_t n_ = 0, npad_ = 0, d_ = 0, k_ = 0;
   Buffer<T> xt_, y_, e_;
+  // Weighted rows (set_row_scale): s, s^2 for the matrix-free squares, and the matrix-free
+  // pass's v times s (npad_ each, 0 in padding); all empty unweighted.
+  Buffer<T> row_scale_, row_weight_, scaled_v_;
+  const T* row_scale() const { return row_scale_.empty() ? nullptr : row_scale_.get(); }
   // Validation data and its Phi columns.
   std::size_t nv_ = 0, nvpad_ = 0, val_columns_ = 0, val_capacity_ = 0;
   Buffer<T> xvt_, phi_val_, weights_, val_out_;

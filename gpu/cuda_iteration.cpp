@@ -64,7 +64,8 @@ double CudaBackend<T>::add_and_update(std::size_t c, double tol, std::vector<dou
   const bool ahead = !stored_;
   if (ahead)
     RBF_CUDA_CHECK(launch_eval_selected_column(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_), centers_.get(),
-                                               gamma_.get(), results_.get() + kSelectedIndex, column_.get(), stream));
+                                               gamma_.get(), results_.get() + kSelectedIndex, column_.get(), stream,
+                                               row_scale()));
   RBF_CUDA_CHECK(cudaEventSynchronize(copied_->get()));
 
   const double norm = take_cgs_results(h);

@@ -87,9 +87,15 @@ void CudaBackend<T>::decide_storage(const model::StorageRequest& storage) {
 
 template <typename T>
 void CudaBackend<T>::matrix_free_pass(const T* v, T* out, T* out_square) {
+  // Weighted rows: the pass forms the unscaled phi, so s moves onto v (phi'^T v = phi^T (s v))
+  // and the squares take s^2.
+  if (!row_scale_.empty()) {
+    RBF_CUDA_CHECK(launch_multiply(v, row_scale_.get(), scaled_v_.get(), as_int(npad_), context_.stream()));
+    v = scaled_v_.get();
+  }
   const MatrixFreePass<T> pass{rows_aug_.get(), candidates_aug_.get(), as_int(n_), as_int(npad_),
                                as_int(candidates_), as_int(d_), v, out, out_square, free_plan_.splits,
-                               free_plan_.rows_per_split};
+                               free_plan_.rows_per_split, row_weight_.empty() ? nullptr : row_weight_.get()};
   RBF_CUDA_CHECK(launch_matrix_free_pass(pass, free_plan_, context_.stream()));
 }
 

@@ -72,7 +72,7 @@ double CudaBackend<T>::add_node_at(const T* center, T width, double tol, std::ve
   column_ahead_ = kNoColumn;  // overwritten here
   RBF_CUDA_CHECK(launch_eval_columns(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_),
                                      node_.get(), node_.get() + d_, 0, 1, column_.get(), npad_,
-                                     context_.stream()));
+                                     context_.stream(), row_scale()));
   // No history row: no scoring pass has seen this column. No candidate is marked, and the
   // next update() appends z = Phi_C^T q for every unmarked candidate as after add_node, so
   // the history and the dependent marks stay valid.

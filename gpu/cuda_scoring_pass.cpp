@@ -24,7 +24,7 @@ template <typename T>
 void CudaBackend<T>::evaluate_columns(std::size_t first, std::size_t count, T* out) const {
   RBF_CUDA_CHECK(launch_eval_columns(xt_.get(), npad_, as_int(n_), as_int(npad_), as_int(d_),
                                      centers_.get(), gamma_.get(), as_int(first), as_int(count),
-                                     out, npad_, context_.stream()));
+                                     out, npad_, context_.stream(), row_scale()));
 }
 
 template <typename T>
@@ -63,9 +63,10 @@ void CudaBackend<T>::reset_to_bias(std::vector<double>& a) {
   selection_ready_ = false;
   a_ready_ = false;
   T* q0 = basis_column(0);
-  // Normalized over all rows (a shard holds some of them).
+  // Normalized over all rows (a shard holds some of them). Weighted, the bias column is s,
+  // whose squares sum to the rows (Backend::set_row_scale).
   const double q0_value = 1.0 / std::sqrt(static_cast<double>(total_rows()));
-  RBF_CUDA_CHECK(launch_fill_prefix(q0, npad, as_int(n_), static_cast<T>(q0_value), stream));
+  RBF_CUDA_CHECK(launch_fill_prefix(q0, npad, as_int(n_), static_cast<T>(q0_value), stream, row_scale()));
   if (compact_) store_basis_column(0);  // q0 becomes its decoded code, as every column
   basis_set_ = true;
   // E = Y - q0 (q0^T Y), with ||E||^2 and a = q0^T Y in the results.

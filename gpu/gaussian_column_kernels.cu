@@ -34,7 +34,8 @@ template <typename T>
 __global__ void __launch_bounds__(kBlock)
     eval_columns_kernel(const T* __restrict__ xt, std::size_t ldx, int rows, int padded_rows,
                         int d, const T* __restrict__ centers, const T* __restrict__ gamma,
-                        int first, int count, T* __restrict__ out, std::size_t ldo) {
+                        int first, int count, T* __restrict__ out, std::size_t ldo,
+                        const T* __restrict__ row_scale) {
   __shared__ T tile[kEvalCols][kEvalDepth];
   const int row0 = blockIdx.x * kEvalRowsPerBlock + threadIdx.x;
   const int col0 = blockIdx.y * kEvalCols;  // relative to `first`
@@ -82,7 +83,8 @@ __global__ void __launch_bounds__(kBlock)
       // Summed feature by feature the distance is never negative; the clamp only guards
       // the contract "distances clamped at 0" should the summation ever change.
       const T d2 = max(acc[r][j], T(0));
-      out[i + static_cast<std::size_t>(col) * ldo] = i < rows ? gauss_exp(-gamma[first + col] * d2) : T(0);
+      const T phi = gauss_exp(-gamma[first + col] * d2);
+      out[i + static_cast<std::size_t>(col) * ldo] = i < rows ? (row_scale != nullptr ? phi * row_scale[i] : phi) : T(0);
     }
   }
 }
@@ -94,7 +96,7 @@ template <typename T>
 __global__ void __launch_bounds__(kBlock)
     eval_one_column_kernel(const T* __restrict__ xt, std::size_t ldx, int rows, int padded_rows, int d,
                            const T* __restrict__ center, const T* __restrict__ gamma, T* __restrict__ out,
-                           const double* __restrict__ index = nullptr) {
+                           const T* __restrict__ row_scale, const double* __restrict__ index = nullptr) {
   const int i = blockIdx.x * kBlock + threadIdx.x;
   if (i >= padded_rows) return;
   if (index != nullptr) {  // the candidate is the one a selection left on the device
@@ -107,7 +109,8 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll 4
   for (int k = 0; k < d; ++k) acc = sq_diff_add(acc, __ldg(xt + static_cast<std::size_t>(k) * ldx + i), __ldg(center + k));
   const T d2 = max(acc, T(0));
-  out[i] = i < rows ? gauss_exp(-__ldg(gamma) * d2) : T(0);
+  const T phi = gauss_exp(-__ldg(gamma) * d2);
+  out[i] = i < rows ? (row_scale != nullptr ? phi * row_scale[i] : phi) : T(0);
 }
 
 }  // namespace
@@ -115,10 +118,10 @@ __global__ void __launch_bounds__(kBlock)
 template <typename T>
 cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                 const T* centers, const T* gamma, int first, int count, T* out,
-                                std::size_t ldo, cudaStream_t stream) {
+                                std::size_t ldo, cudaStream_t stream, const T* row_scale) {
   if (count == 1) {
     eval_one_column_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
-        xt, ldx, rows, padded_rows, d, centers + static_cast<std::size_t>(first) * d, gamma + first, out);
+        xt, ldx, rows, padded_rows, d, centers + static_cast<std::size_t>(first) * d, gamma + first, out, row_scale);
     return cudaGetLastError();
   }
   const int row_blocks = blocks_for(static_cast<std::size_t>(padded_rows), kEvalRowsPerBlock);
@@ -127,7 +130,7 @@ cudaError_t launch_eval_columns(const T* xt, std::size_t ldx, int rows, int padd
     const dim3 grid(row_blocks, blocks_for(static_cast<std::size_t>(chunk), kEvalCols));
     eval_columns_kernel<T><<<grid, kBlock, 0, stream>>>(
         xt, ldx, rows, padded_rows, d, centers, gamma, first + done, chunk,
-        out + static_cast<std::size_t>(done) * ldo, ldo);
+        out + static_cast<std::size_t>(done) * ldo, ldo, row_scale);
     const cudaError_t status = cudaGetLastError();
     if (status != cudaSuccess) return status;
     done += chunk;
@@ -144,20 +147,20 @@ cudaError_t preload_column_kernel() {
 template <typename T>
 cudaError_t launch_eval_selected_column(const T* xt, std::size_t ldx, int rows, int padded_rows, int d,
                                         const T* centers, const T* gamma, const double* index, T* out,
-                                        cudaStream_t stream) {
+                                        cudaStream_t stream, const T* row_scale) {
   eval_one_column_kernel<T><<<blocks_for(static_cast<std::size_t>(padded_rows), kBlock), kBlock, 0, stream>>>(
-      xt, ldx, rows, padded_rows, d, centers, gamma, out, index);
+      xt, ldx, rows, padded_rows, d, centers, gamma, out, row_scale, index);
   return cudaGetLastError();
 }
 
 #define RBF_INSTANTIATE(T)                                                                      \
   template cudaError_t launch_eval_columns<T>(const T*, std::size_t, int, int, int, const T*,    \
                                               const T*, int, int, T*, std::size_t,              \
-                                              cudaStream_t);                                    \
+                                              cudaStream_t, const T*);                          \
   template cudaError_t preload_column_kernel<T>();                                               \
   template cudaError_t launch_eval_selected_column<T>(const T*, std::size_t, int, int, int,     \
                                                       const T*, const T*, const double*, T*,    \
-                                                      cudaStream_t);
+                                                      cudaStream_t, const T*);
 RBF_INSTANTIATE(float)
 RBF_INSTANTIATE(double)
 #undef RBF_INSTANTIATE

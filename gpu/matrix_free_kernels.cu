@@ -131,7 +131,8 @@ __global__ void __launch_bounds__(kBlock) matrix_free_simt_kernel(MatrixFreePass
       }
     }
     const T w = live ? p.v[i] : T(0);
-    const T m = live && i < p.rows ? T(1) : T(0);
+    // Weighted rows weigh their squares (0 in padding); else real rows count once.
+    const T m = !live ? T(0) : p.square_weight != nullptr ? p.square_weight[i] : (i < p.rows ? T(1) : T(0));
 #pragma unroll
     for (int j = 0; j < kCands; ++j) {
       const T phi = exp2_clamped(arg[j]);

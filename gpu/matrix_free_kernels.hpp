@@ -63,6 +63,8 @@ struct MatrixFreePass {
   T* out_square;       // null: no squares
   int splits;          // row splits (see MatrixFreePlan)
   int rows_per_split;  // multiple of kMatrixFreeRows
+  // Weighted rows: out_square sums square_weight_i phi^2 (padded_rows values); null: 1.
+  const T* square_weight = nullptr;
 };
 
 template <typename T>

@@ -335,6 +335,10 @@ __global__ void __launch_bounds__(kMmaThreads, mma_min_blocks(KS, kSquare, kUnit
         const int row = row_base + nt * 8 + 2 * t;
         m0 = row < p.rows ? 1.0f : 0.0f;
         m1 = row + 1 < p.rows ? 1.0f : 0.0f;
+        if (p.square_weight != nullptr) {  // weighted rows (0 in padding)
+          m0 = __ldg(p.square_weight + row);
+          m1 = __ldg(p.square_weight + row + 1);
+        }
       }
       score_row_group<KS, kSquare, kUnitScale>(a, b, c_bias, r.x * c_scale, r.y * c_scale, w, m0, m1, zacc, sacc);
     }

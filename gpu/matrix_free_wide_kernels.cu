@@ -162,8 +162,12 @@ __device__ __forceinline__ void weight_tile(const MatrixFreePass<float>& p, int 
     const float2 w = __ldg(reinterpret_cast<const float2*>(p.v + row));
     const float2 r = kUnitScale ? make_float2(1.0f, 1.0f) : __ldg(reinterpret_cast<const float2*>(x_extra + row));
     const float scale0 = r.x * c_scale, scale1 = r.y * c_scale;
-    const float m0 = !kSquare || row < p.rows ? 1.0f : 0.0f;
-    const float m1 = !kSquare || row + 1 < p.rows ? 1.0f : 0.0f;
+    float m0 = !kSquare || row < p.rows ? 1.0f : 0.0f;
+    float m1 = !kSquare || row + 1 < p.rows ? 1.0f : 0.0f;
+    if (kSquare && p.square_weight != nullptr) {  // weighted rows (0 in padding)
+      m0 = __ldg(p.square_weight + row);
+      m1 = __ldg(p.square_weight + row + 1);
+    }
 #pragma unroll
     for (int mt = 0; mt < 4; ++mt)
       weigh_exponents<kSquare, kUnitScale>(acc[mt][nt], c_bias[mt], scale0, scale1, w, m0, m1, zacc[mt], sacc[mt]);

@@ -12,9 +12,15 @@ namespace gpu {
 namespace {
 
 template <typename T>
-__global__ void fill_prefix_kernel(T* __restrict__ v, int padded_rows, int rows, T value) {
+__global__ void fill_prefix_kernel(T* __restrict__ v, int padded_rows, int rows, T value, const T* __restrict__ scale) {
   const int i = blockIdx.x * kBlock + threadIdx.x;
-  if (i < padded_rows) v[i] = i < rows ? value : T(0);
+  if (i < padded_rows) v[i] = i < rows ? (scale != nullptr ? value * scale[i] : value) : T(0);
+}
+
+template <typename T>
+__global__ void multiply_kernel(const T* a, const T* b, T* out, int count) {  // out may alias a or b
+  const int i = blockIdx.x * kBlock + threadIdx.x;
+  if (i < count) out[i] = a[i] * b[i];
 }
 
 template <typename T, typename A>
@@ -131,9 +137,16 @@ int reduce_blocks(int padded_rows) {
 }  // namespace
 
 template <typename T>
-cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream) {
+cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream, const T* scale) {
   if (padded_rows <= 0) return cudaSuccess;
-  fill_prefix_kernel<T><<<blocks_for(padded_rows, kBlock), kBlock, 0, stream>>>(v, padded_rows, rows, value);
+  fill_prefix_kernel<T><<<blocks_for(padded_rows, kBlock), kBlock, 0, stream>>>(v, padded_rows, rows, value, scale);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_multiply(const T* a, const T* b, T* out, int count, cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  multiply_kernel<T><<<blocks_for(count, kBlock), kBlock, 0, stream>>>(a, b, out, count);
   return cudaGetLastError();
 }
 
@@ -178,7 +191,8 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
 }
 
 #define RBF_INSTANTIATE(T)                                                                     \
-  template cudaError_t launch_fill_prefix<T>(T*, int, int, T, cudaStream_t);                   \
+  template cudaError_t launch_fill_prefix<T>(T*, int, int, T, cudaStream_t, const T*);         \
+  template cudaError_t launch_multiply<T>(const T*, const T*, T*, int, cudaStream_t);          \
   template cudaError_t launch_residual_update<T, T>(T*, std::size_t, int, int, const T*, const T*, \
                                                     const ReduceScratch&, double*, cudaStream_t); \
   template cudaError_t launch_normalize<T>(T*, int, const double*, cudaStream_t);              \

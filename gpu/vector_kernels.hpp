@@ -13,9 +13,14 @@
 namespace rbf {
 namespace gpu {
 
-// v[i] = value for i < rows, 0 for rows <= i < padded_rows.
+// v[i] = value (times scale[i] when given) for i < rows, 0 for rows <= i < padded_rows.
 template <typename T>
-cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream);
+cudaError_t launch_fill_prefix(T* v, int padded_rows, int rows, T value, cudaStream_t stream,
+                               const T* scale = nullptr);
+
+// out[i] = a[i] b[i] for i < count (out may be a or b).
+template <typename T>
+cudaError_t launch_multiply(const T* a, const T* b, T* out, int count, cudaStream_t stream);
 
 // E -= q a^T (E padded_rows x k, column-major), then results[kResidualNorm2] = ||E||_F^2 and
 // results[kResultA + j] = a[j]. A is T, or double for a in the call results (a may alias them).

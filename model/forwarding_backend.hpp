@@ -22,6 +22,7 @@ class ForwardingBackend : public Backend<T> {
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override {
     inner_->set_training_data(x, n, d, y, k);
   }
+  void set_row_scale(const T* s) override { inner_->set_row_scale(s); }
   void set_validation_data(const T* x, std::size_t nv) override { inner_->set_validation_data(x, nv); }
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
                       const StorageRequest& storage) override {

@@ -160,6 +160,12 @@ void ShardedBackend<T>::set_training_data(const T* x, std::size_t n, std::size_t
 }
 
 template <typename T>
+void ShardedBackend<T>::set_row_scale(const T* s) {
+  const std::size_t count = shards_.size();
+  on_all([&](std::size_t i, Backend<T>& b) { b.set_row_scale(s == nullptr ? s : s + shard_first_row(n_, count, i)); });
+}
+
+template <typename T>
 void ShardedBackend<T>::set_validation_data(const T* x, std::size_t nv) {
   nv_ = nv;
   const std::size_t count = shards_.size();

@@ -34,6 +34,7 @@ class ShardedBackend final : public Backend<T> {
   BackendKind kind() const override { return kind_; }
   void set_setup_stop(const std::atomic<bool>* stop) override;
   void set_training_data(const T* x, std::size_t n, std::size_t d, const T* y, std::size_t k) override;
+  void set_row_scale(const T* s) override;
   void set_validation_data(const T* x, std::size_t nv) override;
   void set_candidates(const T* centers, const T* widths, const std::size_t* rows, std::size_t count,
                       const StorageRequest& storage) override;
