@@ -112,6 +112,7 @@ void warm_up(const data::Dataset& dataset, const model::Config& shared) {
   slice.rows = std::min(dataset.rows, kRows);
   slice.x.resize(slice.rows * slice.features);
   slice.y.resize(slice.rows * slice.targets);
+  slice.weights.clear();
   model::Config config = shared;
   config.backend.kind = model::BackendKind::cpu;
   config.stopping.max_nodes = 1;

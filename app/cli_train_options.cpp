@@ -145,6 +145,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--log-iter", "logging.iteration_log", "FILE", "Per-iteration cost log (CSV)");
   flags.add_list(command, "--features", "data.features", "COL",
                  "Feature columns by name or index; default every non-target column");
+  flags.add_value(command, "--weight", "data.weight", "COL",
+                  "Column of per-row sample weights (>= 0): each row's share of the fit and of every score");
   flags.add_value(command, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
   flags.add_value(command, "--categorical", "data.categorical", "MODE",
                   "Text feature columns: auto (one-hot encoded) or off (an error)");

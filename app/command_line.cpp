@@ -62,6 +62,8 @@ void add_evaluate_command(CLI::App& app, EvaluateCommand& evaluate) {
                      "CSV file with features and targets; - = standard input");
   evaluate.csv.add_list(command, "--target", "data.target", "COL", "Target column(s) by name or 0-based index")
       ->required();
+  evaluate.csv.add_value(command, "--weight", "data.weight", "COL",
+                         "Column of per-row sample weights (>= 0) that every score counts");
   evaluate.csv.add_value(command, "--delimiter", "data.delimiter", "CHAR", "CSV separator: auto, tab or one character");
   evaluate.csv.add_value(command, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
   command.add_flag("--json", evaluate.options.json, "Print one JSON object instead of text");

@@ -34,6 +34,7 @@ struct EvaluateOptions {
   std::string model;
   std::string data;
   std::vector<std::string> target;  // target column(s) by name or index
+  std::string weight;               // sample weights' column; "" = every row weighs 1
   char delimiter = 0;
   std::size_t skip_rows = 0;
   bool json = false;  // one JSON object on standard output instead of text

@@ -75,6 +75,7 @@ int run_evaluate(const EvaluateOptions& options) {
   data::ColumnSpec columns;
   columns.targets = options.target;
   columns.features = net.input_columns();
+  columns.weight = options.weight;
   data::Dataset ds = data::parse_csv(data::read_input_file(input_path(options.data), "data file").view(),
                                      input_name(options.data), csv, columns,
                                      classify ? data::TaskHint::classification : data::TaskHint::regression);
@@ -85,9 +86,11 @@ int run_evaluate(const EvaluateOptions& options) {
   json.key("model").value(options.model).key("nodes").value(net.nodes());
   json.key("task").value(classify ? "classification" : "regression");
   json.key("data").value(options.data).key("rows").value(ds.rows);
+  if (!ds.weights.empty()) json.key("weight").value(ds.weight_name);
+  const std::string weighted = ds.weights.empty() ? "" : ", weighted by column '" + data::printable(ds.weight_name) + "'";
   if (!options.json)
-    std::printf("model %s: %zu nodes, %s; data %s: %zu rows\n", options.model.c_str(), net.nodes(),
-                classify ? "classification" : "regression", options.data.c_str(), ds.rows);
+    std::printf("model %s: %zu nodes, %s; data %s: %zu rows%s\n", options.model.c_str(), net.nodes(),
+                classify ? "classification" : "regression", options.data.c_str(), ds.rows, weighted.c_str());
 
   if (!classify) {
     const std::vector<double> all = predict_rows(net, ds);
@@ -95,7 +98,8 @@ int run_evaluate(const EvaluateOptions& options) {
     std::vector<double> pred(ds.rows * ds.targets);
     for (std::size_t i = 0; i < ds.rows; ++i)
       for (std::size_t j = 0; j < ds.targets; ++j) pred[i * ds.targets + j] = all[i * net.outputs + output[j]];
-    const model::RegressionMetrics m = model::regression_metrics(pred.data(), ds.y.data(), ds.rows, ds.targets);
+    const model::RegressionMetrics m = model::regression_metrics(pred.data(), ds.y.data(), ds.rows, ds.targets,
+                                                                  ds.weights.empty() ? nullptr : ds.weights.data());
     json.key("targets").begin_array();
     for (std::size_t j = 0; j < ds.targets; ++j) {
       json.begin_object().key("name").value(ds.target_names[j]).key("rmse").value(m.rmse[j]);
@@ -122,7 +126,7 @@ int run_evaluate(const EvaluateOptions& options) {
   }
   const std::vector<double> scores = predict_rows(net, ds);
   const std::vector<std::size_t> pred = model::predicted_classes(scores.data(), ds.rows, net.outputs);
-  const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs);
+  const model::ClassificationMetrics m = model::classification_metrics(pred, truth, net.outputs, ds.weights);
   const bool dense = net.outputs <= kDenseConfusionClasses;
   if (options.json) {
     json.key("accuracy").value(m.accuracy).key("macro_f1").value(m.macro_f1);

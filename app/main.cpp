@@ -82,6 +82,7 @@ int run_predict_command(PredictCommand& predict) {
 int run_evaluate_command(EvaluateCommand& evaluate) {
   const model::Config csv = evaluate.csv.build();
   evaluate.options.target = csv.data.target;
+  evaluate.options.weight = csv.data.weight;
   evaluate.options.delimiter = csv.data.delimiter;
   evaluate.options.skip_rows = csv.data.skip_rows;
   require_readable_file(evaluate.options.model, "model file");

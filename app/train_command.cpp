@@ -136,6 +136,7 @@ TrainInputs read_inputs(const model::Config& config, const std::string& resume_f
   data::ColumnSpec columns;
   columns.targets = config.data.target;
   columns.features = config.data.features;
+  columns.weight = config.data.weight;
   in.dataset = data::parse_csv(bytes.view(), config.data.path, csv, columns, task_hint(config.data.task));
   data::Dataset& dataset = in.dataset;
   in.training_rows = dataset.rows;
@@ -144,6 +145,7 @@ TrainInputs read_inputs(const model::Config& config, const std::string& resume_f
     data::ColumnSpec same;
     same.targets = dataset.target_names;
     same.features = dataset.feature_names;
+    same.weight = dataset.weight_name;
     for (const data::TextFeature& text : dataset.text_features)  // the training file's categories
       csv.text_columns.push_back(dataset.feature_names[text.feature]);
     csv.text_features = false;  // a column of numbers in the training file holds numbers here too
@@ -231,6 +233,8 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
   const model::Config config = init_model.empty() ? given : continued_config(given, init);
   if (config.data.path.empty()) throw InputError("no training data: give --data FILE.csv or data.path in the config");
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
+  if (!config.data.weight.empty() && (config.refine.every > 0 || config.refine.at_end))
+    throw InputError(model::kRefinementIgnoresWeights);
 
   const std::string ckpt_path = checkpoint_path(config);
   const data::OutputTarget log_target =

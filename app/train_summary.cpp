@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/json_writer.hpp"
+#include "data/text.hpp"
 #include "model/train_result_fields.hpp"
 
 namespace rbf::app {
@@ -28,14 +29,17 @@ std::size_t nodes_grown(const model::TrainResult& result) {
   return result.iterations.empty() ? 0 : result.iterations.back().nodes;
 }
 
-void print_scores(const char* label, const model::FitScores& s, bool classify) {
+// `weights`: the sample weights' column ("" unweighted), whose weights every score counts.
+void print_scores(const char* label, const model::FitScores& s, bool classify, const std::string& weights) {
+  const std::string weighted = weights.empty() ? "" : ", weighted by " + weights;
   if (classify) {
-    std::printf("  %-11s accuracy %.4f, RMSE %.6g (class scores against one-hot targets), %zu rows\n", label,
-                s.accuracy, s.rmse, s.rows);
+    std::printf("  %-11s accuracy %.4f, RMSE %.6g (class scores against one-hot targets), %zu rows%s\n", label,
+                s.accuracy, s.rmse, s.rows, weighted.c_str());
   } else {
     // An R2 that rounds to zero prints as 0.0000, not -0.0000.
     const double r2 = std::fabs(s.r2) < 0.5e-4 ? 0.0 : s.r2;
-    std::printf("  %-11s RMSE %.6g (target units), R2 %.4f, %zu rows\n", label, s.rmse, r2, s.rows);
+    std::printf("  %-11s RMSE %.6g (target units), R2 %.4f, %zu rows%s\n", label, s.rmse, r2, s.rows,
+                weighted.c_str());
   }
 }
 
@@ -118,10 +122,11 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
   if (result.linear_ridge >= 0)
     std::printf("  linear terms: %zu features, ridge %g (chosen by generalized cross-validation)\n", net.inputs,
                 result.linear_ridge);
+  const std::string weights = config.data.weight.empty() ? "" : "column '" + data::printable(config.data.weight) + "'";
   print_scores(refit.done || result.cross_validation.folds > 0 ? "all rows:" : "training:", result.train_scores,
-               classifies(result));
+               classifies(result), weights);
   if (result.validation_scores.rows > 0) {
-    print_scores("validation:", result.validation_scores, classifies(result));
+    print_scores("validation:", result.validation_scores, classifies(result), weights);
     if (refit.done) std::printf("              (validation: the model before the refit, which chose the node count)\n");
   }
   if (!config.logging.iteration_log.empty())

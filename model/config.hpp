@@ -28,6 +28,7 @@ struct DataConfig {
   std::string path;                   // training CSV
   std::vector<std::string> target;    // target column names or 0-based indices (as text)
   std::vector<std::string> features;  // feature columns; empty = every non-target column
+  std::string weight;                 // column of per-row sample weights; "" = every row weighs 1
   char delimiter = 0;                 // 0 = detect among , ; and tab
   std::size_t skip_rows = 0;          // metadata lines before the header
   TaskKind task = TaskKind::auto_detect;  // auto: classification when the target is not numeric
@@ -96,6 +97,11 @@ struct StoppingConfig {
   bool refit = false;
   double max_seconds = 0.0;     // wall-clock limit; 0 = none
 };
+
+// Refinement minimizes the unweighted squared error: a weighted run refuses it, with this.
+inline constexpr const char* kRefinementIgnoresWeights =
+    "refinement does not weigh rows: train without sample weights (data.weight, --weight), or leave refine.every "
+    "at 0 and refine.at_end off";
 
 // Refinement: joint optimization of every center, width (as log sigma) and output weight on
 // 0.5 * (mean squared standardized error + ridge * ||W||^2), guarded by validation.

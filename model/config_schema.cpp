@@ -44,6 +44,8 @@ void add_data_fields(std::vector<Field>& f) {
   f.push_back(text_field("data", "path", member(&C::data, &DataConfig::path), true, "a CSV file name"));
   f.push_back(column_list_field("data", "target", member(&C::data, &DataConfig::target)));
   f.push_back(column_list_field("data", "features", member(&C::data, &DataConfig::features)));
+  f.push_back(text_field("data", "weight", member(&C::data, &DataConfig::weight), true,
+                         "a column name or 0-based index, or empty for none"));
   f.push_back(delimiter_field("data", "delimiter", member(&C::data, &DataConfig::delimiter)));
   f.push_back(unsigned_field("data", "skip_rows", member(&C::data, &DataConfig::skip_rows), std::size_t{0}));
   f.push_back(choice_field("data", "task", member(&C::data, &DataConfig::task),

@@ -40,8 +40,10 @@ std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::si
   out.task = dataset.task;
   out.class_names = dataset.class_names;
   out.rows = dataset.rows;
+  out.weight_name = dataset.weight_name;
   out.x.reserve(dataset.x.size());
   out.y.reserve(dataset.y.size());
+  out.weights.reserve(dataset.weights.size());
   std::size_t training = 0;
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < dataset.rows; ++i) {
@@ -50,6 +52,7 @@ std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::si
                    dataset.x.begin() + static_cast<std::ptrdiff_t>((i + 1) * dataset.features));
       out.y.insert(out.y.end(), dataset.y.begin() + static_cast<std::ptrdiff_t>(i * dataset.targets),
                    dataset.y.begin() + static_cast<std::ptrdiff_t>((i + 1) * dataset.targets));
+      if (!dataset.weights.empty()) out.weights.push_back(dataset.weights[i]);
       if (pass == 0) ++training;
     }
   }
@@ -63,6 +66,7 @@ void fold_training_dataset(const data::Dataset& dataset, const std::vector<std::
   out.rows = training;
   out.x.resize(training * dataset.features);
   out.y.resize(training * dataset.targets);
+  if (!out.weights.empty()) out.weights.resize(training);
 }
 
 // A growth of the folds' (for the choice, or for the average): it shares the run's stop flag,

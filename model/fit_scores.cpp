@@ -30,14 +30,16 @@ FitScores score_rows(const Network& net, const data::Dataset& ds, const std::vec
       for (std::size_t j = 0; j < k; ++j) truth[i * k + j] = ds.y[rows[i] * ds.targets + j];
     }
   }
-  s.rmse = pooled_rmse(pred.data(), truth.data(), truth.size());
+  std::vector<double> weights;  // the rows' sample weights, if the data have them
+  for (std::size_t i = 0; i < rows.size() && !ds.weights.empty(); ++i) weights.push_back(ds.weights[rows[i]]);
+  s.rmse = pooled_rmse(pred.data(), truth.data(), rows.size(), k, weights);
   if (classify) {
-    const std::vector<std::size_t> predicted = predicted_classes(pred.data(), rows.size(), k);
-    std::size_t right = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i) right += predicted[i] == static_cast<std::size_t>(ds.y[rows[i]]);
-    s.accuracy = static_cast<double>(right) / static_cast<double>(rows.size());
+    std::vector<std::size_t> truth_class(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) truth_class[i] = static_cast<std::size_t>(ds.y[rows[i]]);
+    s.accuracy = accuracy(predicted_classes(pred.data(), rows.size(), k), truth_class, weights);
   } else {
-    const RegressionMetrics m = regression_metrics(pred.data(), truth.data(), rows.size(), k);
+    const RegressionMetrics m =
+        regression_metrics(pred.data(), truth.data(), rows.size(), k, weights.empty() ? nullptr : weights.data());
     double sum = 0;
     for (double r2 : m.r2) sum += r2;
     s.r2 = sum / static_cast<double>(k);

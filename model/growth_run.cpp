@@ -37,6 +37,9 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
                             columns * static_cast<double>(count_) * sizeof(T));
   x_ = to_scalar<T>(p_.x_train);
   y_ = to_scalar<T>(p_.y_train);
+  for (const double w : p_.w_train) row_scale_.push_back(static_cast<T>(std::sqrt(w)));
+  for (std::size_t i = 0; i < row_scale_.size(); ++i)
+    for (std::size_t j = 0; j < k_; ++j) y_[i * k_ + j] *= row_scale_[i];
   xv_ = to_scalar<T>(p_.x_val);
   centers_ = to_scalar<T>(pool_.centers);
   widths_ = to_scalar<T>(pool_.widths);
@@ -60,6 +63,8 @@ GrowthRun<T>::GrowthRun(const data::Dataset& ds, const Config& config, const Tra
                                  "{} nodes",
                                  config.stopping.max_nodes, p_.d, k_, most_params, kMaxLmParameters,
                                  (kMaxLmParameters - k_) / (p_.d + 1 + k_)));
+  if (!row_scale_.empty() && (refine.every > 0 || refine.at_end))
+    throw InputError(kRefinementIgnoresWeights);
   fault_at_ = hooks_.fault_gpu_at_iteration ? hooks_.fault_gpu_at_iteration : fault_iteration_from_env();
 }
 
@@ -75,10 +80,12 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::at
         std::move(b), fault_at_, &iteration_, hooks_.fault_gpu_out_of_memory || fault_out_of_memory_from_env());
   b->set_setup_stop(setup_stop);
   b->set_training_data(x_.data(), n_, p_.d, y_.data(), k_);
+  if (!row_scale_.empty()) b->set_row_scale(row_scale_.data());
   b->set_validation_data(xv_.data(), nv_);
   // A device backend sums the validation errors where its predictions are; the targets (nv x k,
-  // twice with linear terms) are made only then, so that CPU runs do not hold them.
-  if (nv_ > 0 && b->kind() == BackendKind::gpu) {
+  // twice with linear terms) are made only then, so that CPU runs do not hold them. Weighted
+  // validation rows are scored on the host (score_predictions).
+  if (nv_ > 0 && b->kind() == BackendKind::gpu && p_.w_val.empty()) {
     if (validation_targets_.target.empty())
       validation_targets_ = validation_targets(p_, ds_.task == data::Task::classification);
     b->set_validation_targets(validation_targets_);

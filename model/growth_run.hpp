@@ -217,6 +217,7 @@ class GrowthRun {
   const CandidatePool pool_;
   std::size_t n_ = 0, nv_ = 0, k_ = 0, count_ = 0;
   std::vector<T> x_, y_, xv_, centers_, widths_;
+  std::vector<T> row_scale_;  // sqrt of p_.w_train; empty unweighted (y_ is then scaled by it)
   ValidationTargets validation_targets_;  // given to each GPU backend, which scores on its own
   bool ols_ = true;
   std::size_t fault_at_ = 0;

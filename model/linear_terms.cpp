@@ -16,12 +16,25 @@ std::vector<double> linear_ridge_grid() {
 }
 
 LinearFit fit_linear_terms(const std::vector<double>& x, std::size_t n, std::size_t d, const std::vector<double>& y,
-                           std::size_t k) {
+                           std::size_t k, const std::vector<double>& weights) {
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto ni = static_cast<Eigen::Index>(n), di = static_cast<Eigen::Index>(d), ki = static_cast<Eigen::Index>(k);
-  const Eigen::Map<const RowMajor> xm(x.data(), ni, di);
   RowMajor yc = Eigen::Map<const RowMajor>(y.data(), ni, ki);
-  yc.rowwise() -= yc.colwise().mean();
+  RowMajor xw;  // the weighted rows; unweighted fits read x in place
+  if (weights.empty()) {
+    yc.rowwise() -= yc.colwise().mean();
+  } else {
+    // Weighted least squares: both sides centred on their weighted means, each row then scaled
+    // by the square root of its weight (the weights have mean 1, so `rows` below still holds).
+    const Eigen::Map<const Eigen::VectorXd> w(weights.data(), ni);
+    xw = Eigen::Map<const RowMajor>(x.data(), ni, di);
+    xw.rowwise() -= (w.transpose() * xw) / static_cast<double>(n);
+    yc.rowwise() -= (w.transpose() * yc) / static_cast<double>(n);
+    const Eigen::VectorXd root = w.cwiseSqrt();
+    xw = root.asDiagonal() * xw;
+    yc = root.asDiagonal() * yc;
+  }
+  const Eigen::Map<const RowMajor> xm(weights.empty() ? x.data() : xw.data(), ni, di);
   Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(di, di);
   gram.selfadjointView<Eigen::Lower>().rankUpdate(xm.transpose());
   gram = gram.selfadjointView<Eigen::Lower>();

@@ -22,9 +22,10 @@ std::vector<double> linear_ridge_grid();
 // is returned, since the network's bias is fitted after it. The penalty is the grid value with
 // the lowest generalized cross-validation score (Golub, Heath and Wahba), which needs no rows
 // beyond the training ones: one eigendecomposition of X^T X gives every value of the grid.
-// Directions of X with no spread (constant columns) get no weight.
+// Directions of X with no spread (constant columns) get no weight. With `weights` (n values of
+// mean 1) the squared errors are weighted and X and Y centred on their weighted means.
 LinearFit fit_linear_terms(const std::vector<double>& x, std::size_t n, std::size_t d, const std::vector<double>& y,
-                           std::size_t k);
+                           std::size_t k, const std::vector<double>& weights = {});
 
 // out (rows x k) += sign * X W for the row-major rows x d matrix x.
 void add_linear_terms(const double* x, std::size_t rows, std::size_t d, const std::vector<double>& w, std::size_t k,

@@ -28,16 +28,24 @@ struct Sums {
 };
 
 Sums sums_in_units(const double* pred, const double* truth, std::size_t rows, std::size_t k, std::size_t j,
-                   double mean, double unit) {
+                   double mean, double unit, const double* weights) {
   Sums s;
   for (std::size_t i = 0; i < rows; ++i) {
     const double e = (pred[i * k + j] - truth[i * k + j]) / unit;
     const double c = (truth[i * k + j] - mean) / unit;
-    s.sse += e * e;
-    s.sae += std::abs(e);
-    s.sst += c * c;
+    const double w = weights != nullptr ? weights[i] : 1.0;
+    s.sse += w * (e * e);
+    s.sae += w * std::abs(e);
+    s.sst += w * (c * c);
   }
   return s;
+}
+
+double total_weight(const double* weights, std::size_t rows) {
+  if (weights == nullptr) return static_cast<double>(rows);
+  double total = 0;
+  for (std::size_t i = 0; i < rows; ++i) total += weights[i];
+  return total;
 }
 
 // The unit that keeps output j's sums finite, as hypot does: its largest error or deviation
@@ -53,18 +61,19 @@ double largest_term(const double* pred, const double* truth, std::size_t rows, s
 
 }  // namespace
 
-RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k) {
+RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k,
+                                     const double* weights) {
   RegressionMetrics m;
   m.rmse.assign(k, 0.0);
   m.mae.assign(k, 0.0);
   m.r2.assign(k, 0.0);
-  if (rows == 0) return m;
+  const double n = total_weight(weights, rows);  // the rows' count when unweighted
+  if (rows == 0 || !(n > 0)) return m;
   for (std::size_t j = 0; j < k; ++j) {
-    const double n = static_cast<double>(rows);
     double mean = 0;
-    for (std::size_t i = 0; i < rows; ++i) mean += truth[i * k + j];
+    for (std::size_t i = 0; i < rows; ++i) mean += (weights != nullptr ? weights[i] : 1.0) * truth[i * k + j];
     mean /= n;
-    const Sums plain = sums_in_units(pred, truth, rows, k, j, mean, 1.0);
+    const Sums plain = sums_in_units(pred, truth, rows, k, j, mean, 1.0, weights);
     // R^2 is undefined for a constant target; report 0 for an exact fit-free baseline.
     m.r2[j] = plain.sst > 0 ? 1.0 - plain.sse / plain.sst : (plain.sse == 0 ? 1.0 : 0.0);
     Sums s = plain;
@@ -73,11 +82,11 @@ RegressionMetrics regression_metrics(const double* pred, const double* truth, st
       // Finite predictions far from their targets (1e200 off, say) square past a double's
       // range, and a finite answer would read "RMSE inf": the sums again in larger units.
       double scaled_mean = 0;
-      for (std::size_t i = 0; i < rows; ++i) scaled_mean += truth[i * k + j] / n;
+      for (std::size_t i = 0; i < rows; ++i) scaled_mean += (weights != nullptr ? weights[i] : 1.0) * (truth[i * k + j] / n);
       const double largest = largest_term(pred, truth, rows, k, j, scaled_mean);
       if (largest > 0) {
         unit = largest;
-        s = sums_in_units(pred, truth, rows, k, j, scaled_mean, unit);
+        s = sums_in_units(pred, truth, rows, k, j, scaled_mean, unit, weights);
         // Where the deviations vanish in these units R^2 lies beyond a double: the plain -inf stays.
         if (s.sst > 0) m.r2[j] = 1.0 - s.sse / s.sst;
       }
@@ -93,22 +102,43 @@ double pooled_rmse(const double* pred, const double* truth, std::size_t count) {
   return std::sqrt(squared_error(pred, truth, count, 1) / static_cast<double>(count));
 }
 
+double pooled_rmse(const double* pred, const double* truth, std::size_t rows, std::size_t k,
+                   const std::vector<double>& weights) {
+  if (weights.empty()) return pooled_rmse(pred, truth, rows * k);
+  const double n = total_weight(weights.data(), rows) * static_cast<double>(k);
+  if (!(n > 0)) return 0.0;
+  double sse = 0;
+  for (std::size_t i = 0; i < rows; ++i) sse += weights[i] * squared_error(pred + i * k, truth + i * k, k, 1);
+  return std::sqrt(sse / n);
+}
+
 double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth) {
   std::size_t right = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) right += truth[i] == predicted[i];
   return truth.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(truth.size());
 }
 
+double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth,
+                const std::vector<double>& weights) {
+  if (weights.empty()) return accuracy(predicted, truth);
+  double right = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) right += truth[i] == predicted[i] ? weights[i] : 0.0;
+  const double total = total_weight(weights.data(), truth.size());
+  return total > 0 ? right / total : 0.0;
+}
+
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
-                                             const std::vector<std::size_t>& truth, std::size_t classes) {
+                                             const std::vector<std::size_t>& truth, std::size_t classes,
+                                             const std::vector<double>& weights) {
   ClassificationMetrics m;
   std::vector<std::pair<std::size_t, std::size_t>> pairs(truth.size());
-  std::vector<std::size_t> right(classes, 0), actual(classes, 0), guessed(classes, 0);
+  std::vector<double> right(classes, 0), actual(classes, 0), guessed(classes, 0);
   for (std::size_t i = 0; i < truth.size(); ++i) {
+    const double w = weights.empty() ? 1.0 : weights[i];
     pairs[i] = {truth[i], predicted[i]};
-    ++actual[truth[i]];
-    ++guessed[predicted[i]];
-    right[truth[i]] += truth[i] == predicted[i];
+    actual[truth[i]] += w;
+    guessed[predicted[i]] += w;
+    if (truth[i] == predicted[i]) right[truth[i]] += w;
   }
   std::sort(pairs.begin(), pairs.end());
   for (const auto& pair : pairs) {
@@ -116,13 +146,13 @@ ClassificationMetrics classification_metrics(const std::vector<std::size_t>& pre
       m.confusion.push_back(ConfusionCell{pair.first, pair.second, 0});
     ++m.confusion.back().count;
   }
-  m.accuracy = accuracy(predicted, truth);
+  m.accuracy = accuracy(predicted, truth, weights);
   double f1_sum = 0;
   std::size_t present = 0;
   for (std::size_t c = 0; c < classes; ++c) {
     if (actual[c] == 0 && guessed[c] == 0) continue;
     ++present;
-    f1_sum += 2.0 * static_cast<double>(right[c]) / static_cast<double>(actual[c] + guessed[c]);
+    f1_sum += 2.0 * right[c] / (actual[c] + guessed[c]);
   }
   m.macro_f1 = present ? f1_sum / static_cast<double>(present) : 0.0;
   return m;

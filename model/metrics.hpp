@@ -10,12 +10,17 @@ struct RegressionMetrics {
   std::vector<double> rmse, mae, r2;  // one per target
 };
 
-// pred and truth are row-major rows x k.
-RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k);
+// pred and truth are row-major rows x k. With `weights` (rows values, not all 0) every sum
+// and mean weighs row i by weights[i], as scikit-learn's sample_weight does.
+RegressionMetrics regression_metrics(const double* pred, const double* truth, std::size_t rows, std::size_t k,
+                                     const double* weights = nullptr);
 
 // One RMSE over all `count` values together, e.g. rows x k outputs pooled (the trainer's
 // validation RMSE, on one-hot targets for classification); 0 when count is 0.
 double pooled_rmse(const double* pred, const double* truth, std::size_t count);
+// The same over rows x k values with row i weighted by weights[i] (empty: unweighted).
+double pooled_rmse(const double* pred, const double* truth, std::size_t rows, std::size_t k,
+                   const std::vector<double>& weights);
 
 // One non-zero cell of a confusion matrix: `count` rows of class `truth` predicted as `predicted`.
 struct ConfusionCell {
@@ -37,11 +42,16 @@ std::vector<std::vector<std::size_t>> dense_confusion(const std::vector<Confusio
 // rows whatever the class count: the trainer scores validation every iteration, and a
 // confusion matrix of 20,000 classes would be 3.2 GB.
 double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth);
+// The weighted share (weights empty: as above).
+double accuracy(const std::vector<std::size_t>& predicted, const std::vector<std::size_t>& truth,
+                const std::vector<double>& weights);
 
 // Accuracy, macro-F1 and the confusion matrix's non-zero cells (for reports); time and memory
-// grow with rows + classes.
+// grow with rows + classes. With `weights` accuracy and F1 weigh each row (the confusion
+// cells still count rows).
 ClassificationMetrics classification_metrics(const std::vector<std::size_t>& predicted,
-                                             const std::vector<std::size_t>& truth, std::size_t classes);
+                                             const std::vector<std::size_t>& truth, std::size_t classes,
+                                             const std::vector<double>& weights = {});
 
 // The class of each row of `scores` (row-major rows x k): the index of its largest score, the
 // first one on a tie.

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "data/errors.hpp"
+#include "data/sample_weights.hpp"
 #include "data/split.hpp"
 #include "model/cross_validation.hpp"
 #include "model/growth_run.hpp"
@@ -178,9 +179,15 @@ data::EncodingOptions encoding_options(const Config& config) {
   return options;
 }
 
-TrainResult train(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
-  if (dataset.features == 0) throw InputError(dataset.source + ": no feature columns to train on");
+TrainResult train(const data::Dataset& given, const Config& asked, const TrainOptions& given_options) {
+  if (given.features == 0) throw InputError(given.source + ": no feature columns to train on");
   const auto start = std::chrono::steady_clock::now();
+  // Rows of weight 0 take no part in the fit: they are left out before anything is drawn.
+  TrainOptions options = given_options;
+  data::Dataset weighed;
+  const bool dropped = data::drop_zero_weight_rows(given, weighed, options.validation_from);
+  const data::Dataset& dataset = dropped ? weighed : given;
+  if (dropped) spdlog::info("left out {} rows of sample weight 0", given.rows - dataset.rows);
   const auto timed = [&start](TrainResult result) {
     result.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

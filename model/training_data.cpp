@@ -7,6 +7,7 @@
 
 #include "data/class_labels.hpp"
 #include "data/errors.hpp"
+#include "data/sample_weights.hpp"
 #include "data/split.hpp"
 #include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
@@ -37,7 +38,7 @@ void check_standardized(const data::Dataset& ds, const data::Standardizer& scale
 // being stored in the training state.
 void fit_linear_part(PreparedData& p) {
   const std::size_t n = p.train_rows.size(), nv = p.val_rows.size();
-  const LinearFit fit = fit_linear_terms(p.x_train, n, p.d, p.y_train, p.k);
+  const LinearFit fit = fit_linear_terms(p.x_train, n, p.d, p.y_train, p.k, p.w_train);
   p.linear = fit.weights;
   p.linear_alpha = fit.alpha;
   add_linear_terms(p.x_train.data(), n, p.d, p.linear, p.k, -1.0, p.y_train.data());
@@ -106,6 +107,8 @@ PreparedData prepare(const data::Dataset& ds, const Config& config, std::size_t 
     p.y_scaler.transform(p.y_train.data(), p.train_rows.size());
     check_standardized(ds, p.y_scaler, p.y_train, ds.target_names, "target");
   }
+  p.w_train = data::rows_weights_with_unit_mean(ds.weights, p.train_rows, ds.source + ": every training row");
+  p.w_val = data::rows_weights_with_unit_mean(ds.weights, p.val_rows, ds.source + ": every validation row");
   if (linear_terms_wanted(config, p.train_rows.size(), p.d)) fit_linear_part(p);
   return p;
 }
@@ -147,9 +150,9 @@ ValidationScore score_predictions(const PreparedData& p, bool classify, std::vec
   if (!classify) p.y_scaler.inverse_transform(scratch.data(), nv);
   for (std::size_t i = 0; i < p.val_linear.size(); ++i) scratch[i] += p.val_linear[i];
   // Pooled over all k outputs: for classification, the distance of the scores from one-hot.
-  score.rmse = pooled_rmse(scratch.data(), p.y_val_raw.data(), scratch.size());
+  score.rmse = pooled_rmse(scratch.data(), p.y_val_raw.data(), nv, p.k, p.w_val);
   if (classify) {
-    score.accuracy = accuracy(predicted_classes(scratch.data(), nv, p.k), p.val_class);
+    score.accuracy = accuracy(predicted_classes(scratch.data(), nv, p.k), p.val_class, p.w_val);
   }
   return score;
 }

@@ -22,6 +22,12 @@ struct PreparedData {
   std::vector<double> y_val_raw;                  // raw targets (regression) or one-hot
   std::vector<std::size_t> val_class;             // classification: true class per row
   data::Standardizer x_scaler, y_scaler;
+  // Sample weights (data::Dataset::weights) of the training and of the validation rows, each
+  // scaled to mean 1 (data/sample_weights.hpp); both empty for an unweighted run. The trainer
+  // minimizes sum_i w_train_i ||error_i||^2: each training row, its target and every Gaussian
+  // over it are multiplied by sqrt(w_i) (Backend::set_row_scale), and validation scores weigh
+  // each row by w_val_i.
+  std::vector<double> w_train, w_val;
   // trainer.linear_terms: d x k weights fitted before growth (empty: none). y_train then
   // holds what they leave, and val_linear (nv x k, target units) is their share of the
   // validation predictions, added back when those are scored, so that every validation

@@ -85,7 +85,7 @@ TEST_CASE("continued training: data the model was not made for are refused, nami
   CHECK_THROWS_WITH_AS(model::train(narrower, continued_config(20), options),
                        doctest::Contains("the model has 10 features, the data 8"), InputError);
 
-  const data::Dataset iris = data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/iris.csv", {}, {{"species"}, {}});
+  const data::Dataset iris = data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/iris.csv", {}, {{"species"}, {}, ""});
   const model::TrainResult c = model::train(iris, continued_config(10));
   data::Dataset renamed = iris;
   renamed.class_names[2] = "virginia";

@@ -213,7 +213,7 @@ TEST_CASE("degenerate data: two rows train and one row is a clear error") {
 }
 
 TEST_CASE("degenerate data: one class only is a clear error naming the file") {
-  const data::Dataset ds = data::parse_csv("x,label\n1,a\n2,a\n3,a\n4,a\n", "one_class.csv", {}, {{"label"}, {}});
+  const data::Dataset ds = data::parse_csv("x,label\n1,a\n2,a\n3,a\n4,a\n", "one_class.csv", {}, {{"label"}, {}, ""});
   REQUIRE(ds.task == data::Task::classification);
   REQUIRE(ds.class_names.size() == 1);
   for (const model::Precision precision : kPrecisions) {
@@ -227,7 +227,7 @@ TEST_CASE("degenerate data: a class missing from the training split still gives 
   // Ten rows, the single 'b' row held out by the split: 'b' is never a training target.
   std::string text = "x,label\n";
   for (int i = 0; i < 10; ++i) text += std::to_string(i) + (i == 9 ? ",b\n" : ",a\n");
-  const data::Dataset ds = data::parse_csv(text, "rare.csv", {}, {{"label"}, {}});
+  const data::Dataset ds = data::parse_csv(text, "rare.csv", {}, {{"label"}, {}, ""});
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     model::Config cfg = base_config();
     cfg.data.validation = 0.3;

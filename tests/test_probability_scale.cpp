@@ -104,7 +104,7 @@ TEST_CASE("probability scale: the least log loss of softmax(a x scores) on the r
 }
 
 TEST_CASE("probability scale: a classifier's training fits it on the validation rows and the model file keeps it") {
-  const data::Dataset ds = data::read_csv(bundled_data("iris.csv"), {}, {{"species"}, {}});
+  const data::Dataset ds = data::read_csv(bundled_data("iris.csv"), {}, {{"species"}, {}, ""});
   model::Config config;
   config.stopping.max_nodes = 15;
   config.data.folds = 0;

@@ -137,7 +137,7 @@ TEST_CASE("refine: a refinement whose rebuilt model validates worse is rolled ba
   // refinement during growth (with the linear terms held fixed) is rolled back, and the run
   // ends with the grown model.
   const data::Dataset ds =
-      data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/diabetes.csv", {}, {{"progression"}, {}});
+      data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/diabetes.csv", {}, {{"progression"}, {}, ""});
   model::Config c;  // the defaults, as `rbfnet train --refine-every` would use them
   c.data.folds = 0;  // the plain run too: refinement holds out validation rows
   c.trainer.precision = model::Precision::float64;

@@ -284,7 +284,7 @@ TEST_CASE("trainer: multi-target regression fits every target") {
 }
 
 TEST_CASE("trainer: predictions after save and load are bit-identical") {
-  const data::Dataset ds = data::read_csv(data_file("diabetes.csv"), {}, {{"progression"}, {}});
+  const data::Dataset ds = data::read_csv(data_file("diabetes.csv"), {}, {{"progression"}, {}, ""});
   model::Config cfg = base_config();
   cfg.stopping.max_nodes = 30;
   const auto res = model::train(ds, cfg);
@@ -345,7 +345,7 @@ model::FitScores held_out_score(const data::Dataset& ds, double fraction) {
 }
 
 TEST_CASE("trainer: bundled iris reaches the held-out accuracy stated in the README") {
-  const data::Dataset ds = data::read_csv(data_file("iris.csv"), {}, {{"species"}, {}});
+  const data::Dataset ds = data::read_csv(data_file("iris.csv"), {}, {{"species"}, {}, ""});
   REQUIRE(ds.task == data::Task::classification);
   const model::FitScores held_out = held_out_score(ds, 0.3);
   MESSAGE("iris held-out accuracy " << held_out.accuracy << " on " << held_out.rows << " rows");
@@ -355,7 +355,7 @@ TEST_CASE("trainer: bundled iris reaches the held-out accuracy stated in the REA
 }
 
 TEST_CASE("trainer: bundled diabetes reaches the held-out R^2 stated in the README") {
-  const data::Dataset ds = data::read_csv(data_file("diabetes.csv"), {}, {{"progression"}, {}});
+  const data::Dataset ds = data::read_csv(data_file("diabetes.csv"), {}, {{"progression"}, {}, ""});
   const model::FitScores held_out = held_out_score(ds, 0.2);
   MESSAGE("diabetes held-out R^2 " << held_out.r2 << " (RMSE " << held_out.rmse << ") on " << held_out.rows << " rows");
   CHECK(held_out.r2 >= 0.50);

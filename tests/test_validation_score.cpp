@@ -101,7 +101,7 @@ TEST_CASE("validation score: a backend's own sums give the trainer's scores, reg
 }
 
 TEST_CASE("validation score: a backend's own sums give the trainer's scores, classification") {
-  const data::Dataset ds = data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/iris.csv", {}, {{"species"}, {}});
+  const data::Dataset ds = data::read_csv(std::string(RBF_SOURCE_DIR) + "/data/iris.csv", {}, {{"species"}, {}, ""});
   REQUIRE(ds.task == data::Task::classification);
   check_same_scores(ds);
 }

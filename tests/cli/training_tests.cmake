@@ -345,3 +345,30 @@ rbf_cli_test(escape_labels_inspect STDOUT "classes \\(2\\): .*x1B.31mred" NOT_ST
 set_tests_properties(cli.escape_labels_inspect PROPERTIES FIXTURES_REQUIRED escape_model)
 # A subnormal number is a number.
 rbf_cli_test(subnormal_lambda STDOUT "\n  lambda: 5e-324\n" ARGS train --lambda 5e-324 --print-config)
+
+# --- sample weights -----------------------------------------------------------------------------
+# weighted.csv: a quarter of the rows weigh 0 and hold the target 50, the rest a smooth surface.
+# With --weight those rows drop out of the fit and of every score: the weighted error is the
+# surface's noise, where an unweighted fit misses by tens.
+rbf_cli_test(weights_train
+  STDOUT "\n  training: +RMSE 0\\.0[0-9]+ \\(target units\\), R2 0\\.99[0-9]+, [0-9]+ rows, weighted by column 'w'\n"
+  ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w --backend cpu --quiet --log-level warn
+    --folds 0 --out weighted.rbfn)
+set_tests_properties(cli.weights_train PROPERTIES FIXTURES_SETUP weighted_model)
+rbf_cli_test(weights_evaluate
+  STDOUT "120 rows, weighted by column 'w'\n  y +RMSE 0\\.0[0-9]+ +MAE 0\\.0[0-9]+ +R2 0\\.99"
+  ARGS evaluate --model weighted.rbfn --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w)
+rbf_cli_test(weights_evaluate_unweighted STDOUT "120 rows\n  y +RMSE [1-9][0-9.]+ "
+  ARGS evaluate --model weighted.rbfn --data ${RBF_CLI_DATA}/weighted.csv --target y)
+set_tests_properties(cli.weights_evaluate cli.weights_evaluate_unweighted PROPERTIES FIXTURES_REQUIRED weighted_model)
+rbf_cli_test(weights_negative EXIT 2
+  STDERR "weighted_negative.csv:5:3: the sample weight -1 in column 'w' is negative; weights must be 0 or more"
+  ARGS train --data ${RBF_CLI_DATA}/weighted_negative.csv --target y --weight w --out never.rbfn)
+rbf_cli_test(weights_all_zero EXIT 2 STDERR "weighted_zero.csv: the sample weights in column 'w' are all 0"
+  ARGS train --data ${RBF_CLI_DATA}/weighted_zero.csv --target y --weight w --out never.rbfn)
+rbf_cli_test(weights_unknown_column EXIT 2 STDERR "unknown weight column 'wt' \\(did you mean 'w'\\?\\)"
+  ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight wt --out never.rbfn)
+rbf_cli_test(weights_column_twice EXIT 2 STDERR "'w'.* is given both as a weight and as a feature column"
+  ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w --features x1,w --out never.rbfn)
+rbf_cli_test(weights_with_refinement EXIT 2 STDERR "refinement does not weigh rows"
+  ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w --refine-at-end --out never.rbfn)
