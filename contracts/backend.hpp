@@ -48,13 +48,15 @@ struct ValidationTargets {
   std::vector<double> error_weight;  // k: an output's squared scale, turning errors into target units
   std::vector<double> class_offset;  // added to the predictions before the argmax; empty: none
   std::vector<long long> classes;    // nv true classes (classification); empty for regression
+  std::vector<double> row_weight;    // nv sample weights of mean 1 (weighted runs); empty: every row 1
 };
 
 // The sums a validation score is made of (model/training_data.hpp turns them into RMSE and
 // accuracy).
 struct ValidationSums {
+  // Each row i counts row_weight_i times (once without row weights):
   double weighted_sse = 0;  // sum over rows i, outputs j of error_weight_j (pred_ij - target_ij)^2
-  std::size_t correct = 0;  // rows whose first argmax_j (pred_ij + class_offset_ij) is their class
+  double correct = 0;       // rows whose first argmax_j (pred_ij + class_offset_ij) is their class
 };
 
 template <typename T>

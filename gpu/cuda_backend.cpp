@@ -75,7 +75,7 @@ template <typename T>
 void CudaBackend<T>::release_validation() {
   for (Buffer<T>* b : {&xvt_, &phi_val_, &weights_, &val_out_, &val_out_host_})
     b->release();
-  for (Buffer<double>* b : {&val_target_, &val_weight_, &val_offset_, &val_bias_}) b->release();
+  for (Buffer<double>* b : {&val_target_, &val_weight_, &val_offset_, &val_bias_, &val_row_weight_}) b->release();
   val_classes_.release();
   nv_ = nvpad_ = val_columns_ = val_capacity_ = 0;
 }

@@ -213,7 +213,7 @@ class CudaBackend final : public model::Backend<T> {
   Buffer<T> xvt_, phi_val_, weights_, val_out_;
   Buffer<T> val_out_host_;
   // What validation_sums scores against (model::ValidationTargets), and the bias row of W.
-  Buffer<double> val_target_, val_weight_, val_offset_, val_bias_;
+  Buffer<double> val_target_, val_weight_, val_offset_, val_bias_, val_row_weight_;
   Buffer<long long> val_classes_;
   // Candidates.
   std::size_t candidates_ = 0, tile_columns_ = 0;

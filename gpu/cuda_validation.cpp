@@ -118,7 +118,8 @@ void CudaBackend<T>::set_validation_targets(const model::ValidationTargets& targ
   if (nv_ == 0 || sharded()) return;  // a shard's rows are scored by the group, on the host
   if (targets.target.size() != nv_ * k_ || targets.error_weight.size() != k_ ||
       (!targets.class_offset.empty() && targets.class_offset.size() != nv_ * k_) ||
-      (!targets.classes.empty() && targets.classes.size() != nv_))
+      (!targets.classes.empty() && targets.classes.size() != nv_) ||
+      (!targets.row_weight.empty() && targets.row_weight.size() != nv_))
     throw RuntimeError("internal error: validation targets of the wrong size");
   const cudaStream_t stream = context_.stream();
   auto upload = [&](auto& buffer, const auto& values, const char* what) {
@@ -132,6 +133,7 @@ void CudaBackend<T>::set_validation_targets(const model::ValidationTargets& targ
   upload(val_weight_, targets.error_weight, "the validation error weights");
   upload(val_offset_, targets.class_offset, "the validation class offsets");
   upload(val_classes_, targets.classes, "the validation classes");
+  upload(val_row_weight_, targets.row_weight, "the validation row weights");
   if (val_bias_.size() < k_) val_bias_ = Buffer<double>(context_, k_, Placement::device, "the validation bias");
   upload(val_target_, targets.target, "the validation targets");  // last: set means complete
   context_.synchronize();  // the host vectors may go once this returns
@@ -151,13 +153,14 @@ bool CudaBackend<T>::validation_sums(const double* w, std::size_t columns, model
   RBF_CUDA_CHECK(launch_validation_sums<T>(columns > 0 ? val_out_.get() : nullptr, nvpad_, as_int(nv_), as_int(k_),
                                            val_bias_.get(), val_target_.get(), val_weight_.get(),
                                            val_offset_.empty() ? nullptr : val_offset_.get(),
-                                           val_classes_.empty() ? nullptr : val_classes_.get(), scratch(),
+                                           val_classes_.empty() ? nullptr : val_classes_.get(),
+                                           val_row_weight_.empty() ? nullptr : val_row_weight_.get(), scratch(),
                                            results_.get(), stream));
   RBF_CUDA_CHECK(cudaMemcpyAsync(results_host_.host() + kValidationSse, results_.get() + kValidationSse,
                                  2 * sizeof(double), cudaMemcpyDeviceToHost, stream));
   context_.synchronize();
   sums.weighted_sse = results_host_.host()[kValidationSse];
-  sums.correct = static_cast<std::size_t>(results_host_.host()[kValidationCorrect]);
+  sums.correct = results_host_.host()[kValidationCorrect];
   return true;
 }
 

@@ -54,10 +54,11 @@ __global__ void __launch_bounds__(kBlock)
     validation_sums_kernel(const T* __restrict__ pred, std::size_t ldp, int rows, int k,
                            const double* __restrict__ bias, const double* __restrict__ target,
                            const double* __restrict__ weight, const double* __restrict__ offset,
-                           const long long* __restrict__ classes, ReduceScratch scratch,
-                           double* __restrict__ results) {
+                           const long long* __restrict__ classes, const double* __restrict__ row_weight,
+                           ReduceScratch scratch, double* __restrict__ results) {
   double sse = 0.0, correct = 0.0;
   for (int i = blockIdx.x * kBlock + threadIdx.x; i < rows; i += gridDim.x * kBlock) {
+    const double row = row_weight != nullptr ? row_weight[i] : 1.0;  // 1.0 * x is x: unweighted sums unchanged
     double best = 0.0;
     long long arg = -1;
     for (int j = 0; j < k; ++j) {
@@ -65,7 +66,7 @@ __global__ void __launch_bounds__(kBlock)
       const double v =
           bias[j] + (pred != nullptr ? static_cast<double>(pred[i + static_cast<std::size_t>(j) * ldp]) : 0.0);
       const double r = v - target[ij];
-      sse += weight[j] * r * r;
+      sse += row * (weight[j] * r * r);
       if (classes == nullptr) continue;
       const double score = offset != nullptr ? v + offset[ij] : v;
       if (arg < 0 || score > best) {  // the first largest, as std::max_element
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(kBlock)
         arg = j;
       }
     }
-    if (classes != nullptr && arg == classes[i]) correct += 1.0;
+    if (classes != nullptr && arg == classes[i]) correct += row;
   }
   sse = block_sum(sse);
   correct = block_sum(correct);
@@ -169,10 +170,10 @@ cudaError_t launch_residual_row_norms(const T* e, std::size_t lde, int k, const 
 template <typename T>
 cudaError_t launch_validation_sums(const T* pred, std::size_t ldp, int rows, int k, const double* bias,
                                    const double* target, const double* weight, const double* offset,
-                                   const long long* classes, const ReduceScratch& scratch, double* results,
-                                   cudaStream_t stream) {
+                                   const long long* classes, const double* row_weight, const ReduceScratch& scratch,
+                                   double* results, cudaStream_t stream) {
   validation_sums_kernel<T><<<reduce_blocks(rows), kBlock, 0, stream>>>(pred, ldp, rows, k, bias, target, weight,
-                                                                        offset, classes, scratch, results);
+                                                                        offset, classes, row_weight, scratch, results);
   return cudaGetLastError();
 }
 
@@ -198,7 +199,8 @@ cudaError_t launch_gaussian_pairs(const T* x, const T* centers, const T* gamma, 
   template cudaError_t launch_normalize<T>(T*, int, const double*, cudaStream_t);              \
   template cudaError_t launch_validation_sums<T>(const T*, std::size_t, int, int, const double*, const double*, \
                                                  const double*, const double*, const long long*,  \
-                                                 const ReduceScratch&, double*, cudaStream_t);      \
+                                                 const double*, const ReduceScratch&, double*,      \
+                                                 cudaStream_t);                                     \
   template cudaError_t launch_residual_row_norms<T>(const T*, std::size_t, int, const long long*, int, double*, \
                                                     cudaStream_t);                                 \
   template cudaError_t launch_gaussian_pairs<T>(const T*, const T*, const T*, int, int, T*,    \

@@ -43,12 +43,13 @@ cudaError_t launch_normalize(T* u, int padded_rows, const double* results, cudaS
 // (pred rows x k, column-major, leading dimension ldp; null: all 0) against target (rows x k row-major,
 // weighted by weight_j) into results[kValidationSse]; with classes (else null), the rows whose
 // first argmax_j of the prediction + offset_ij (offset null: none) is classes_i, into
-// results[kValidationCorrect]. Deterministic order, as the other reductions.
+// results[kValidationCorrect]. With row_weight (else null) row i counts row_weight_i times in
+// both. Deterministic order, as the other reductions.
 template <typename T>
 cudaError_t launch_validation_sums(const T* pred, std::size_t ldp, int rows, int k, const double* bias,
                                    const double* target, const double* weight, const double* offset,
-                                   const long long* classes, const ReduceScratch& scratch, double* results,
-                                   cudaStream_t stream);
+                                   const long long* classes, const double* row_weight, const ReduceScratch& scratch,
+                                   double* results, cudaStream_t stream);
 
 // Gaussian activations of `count` (sample, center) pairs (both row-major count x d):
 // out[i] = exp(-||x_i - c_i||^2 * gamma[i]).

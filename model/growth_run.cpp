@@ -83,9 +83,8 @@ std::unique_ptr<Backend<T>> GrowthRun<T>::create(BackendKind kind, const std::at
   if (!row_scale_.empty()) b->set_row_scale(row_scale_.data());
   b->set_validation_data(xv_.data(), nv_);
   // A device backend sums the validation errors where its predictions are; the targets (nv x k,
-  // twice with linear terms) are made only then, so that CPU runs do not hold them. Weighted
-  // validation rows are scored on the host (score_predictions).
-  if (nv_ > 0 && b->kind() == BackendKind::gpu && p_.w_val.empty()) {
+  // twice with linear terms) are made only then, so that CPU runs do not hold them.
+  if (nv_ > 0 && b->kind() == BackendKind::gpu) {
     if (validation_targets_.target.empty())
       validation_targets_ = validation_targets(p_, ds_.task == data::Task::classification);
     b->set_validation_targets(validation_targets_);

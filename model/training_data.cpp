@@ -174,6 +174,7 @@ ValidationTargets validation_targets(const PreparedData& p, bool classify) {
     t.class_offset = p.val_linear;  // class scores are not scaled (the scaler is the identity)
     t.classes.assign(p.val_class.begin(), p.val_class.end());
   }
+  t.row_weight = p.w_val;
   return t;
 }
 
@@ -182,7 +183,8 @@ ValidationScore score_sums(const PreparedData& p, bool classify, const Validatio
   const std::size_t nv = p.val_rows.size();
   if (nv == 0) return score;
   score.rmse = std::sqrt(sums.weighted_sse / static_cast<double>(nv * p.k));  // NaN stays NaN
-  if (classify) score.accuracy = static_cast<double>(sums.correct) / static_cast<double>(nv);
+  // Row weights have mean 1 over the validation rows: the same divisors hold.
+  if (classify) score.accuracy = sums.correct / static_cast<double>(nv);
   return score;
 }
 

@@ -1,6 +1,7 @@
 // Backend parity for the validation score's sums (Backend::validation_sums): where a backend
 // computes them itself they agree with scoring its predict_validation output on the host, for
-// regression weights and for classes with offsets, on every backend built in.
+// regression weights and for classes with offsets, with and without row weights, on every
+// backend built in.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -19,8 +20,9 @@ namespace {
 
 // Targets of the shape the trainer makes: k outputs with their own weights, and for
 // classification a true class per row and an offset per score.
-rbf::model::ValidationTargets make_targets(std::size_t nv, std::size_t k, bool classes) {
+rbf::model::ValidationTargets make_targets(std::size_t nv, std::size_t k, bool classes, bool weighted) {
   rbf::model::ValidationTargets t;
+  for (std::size_t i = 0; weighted && i < nv; ++i) t.row_weight.push_back(static_cast<double>(i % 4) * 0.5);
   for (std::size_t i = 0; i < nv * k; ++i) t.target.push_back(0.8 * std::cos(0.37 * static_cast<double>(i)));
   for (std::size_t j = 0; j < k; ++j) t.error_weight.push_back(0.5 + static_cast<double>(j * j));
   if (classes) {
@@ -34,11 +36,13 @@ template <typename T>
 void check_validation_sums(const std::string& which) {
   CAPTURE(which);
   const Problem p = make_problem(800, 4, 3, 123, 60, 7);  // 123 validation rows: not a multiple of the padding
-  for (const bool classes : {false, true}) {
+  for (const int kind : {0, 1, 2, 3}) {
+    const bool classes = kind % 2 == 1, weighted = kind >= 2;
     CAPTURE(classes);
+    CAPTURE(weighted);
     auto b = make<T>(which);
     load(*b, p, kStoreAll);
-    const rbf::model::ValidationTargets targets = make_targets(p.nv, p.k, classes);
+    const rbf::model::ValidationTargets targets = make_targets(p.nv, p.k, classes, weighted);
     b->set_validation_targets(targets);
     std::vector<double> a;
     b->reset_to_bias(a);

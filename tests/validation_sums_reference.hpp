@@ -18,13 +18,14 @@ inline model::ValidationSums reference_validation_sums(const std::vector<double>
     return pred[i * k + j] + (t.class_offset.empty() ? 0.0 : t.class_offset[i * k + j]);
   };
   for (std::size_t i = 0; i < nv; ++i) {
+    const double row = t.row_weight.empty() ? 1.0 : t.row_weight[i];
     std::size_t arg = 0;  // the first largest score
     for (std::size_t j = 0; j < k; ++j) {
       const double r = pred[i * k + j] - t.target[i * k + j];
-      s.weighted_sse += t.error_weight[j] * r * r;
+      s.weighted_sse += row * (t.error_weight[j] * r * r);
       if (score(i, j) > score(i, arg)) arg = j;
     }
-    if (!t.classes.empty() && static_cast<long long>(arg) == t.classes[i]) ++s.correct;
+    if (!t.classes.empty() && static_cast<long long>(arg) == t.classes[i]) s.correct += row;
   }
   return s;
 }
