@@ -30,6 +30,8 @@ const ProblemKey kProblemKeys[] = {
     {"candidates.sigma0_sample", "candidates.sigma0_sample"},
     // The nodes were grown on what the linear terms leave: they are part of the problem.
     {"trainer.linear_terms", "--linear-terms"},
+    // The weights decide which rows the nodes were chosen to fit (and which rows count at all).
+    {"data.weight", "--weight"},
 };
 
 }  // namespace

@@ -21,7 +21,7 @@ void check_weights(const std::vector<double>& weights, const std::string& where)
   }
   if (total > 0 && std::isfinite(total)) return;
   throw InputError(where + (total > 0 ? " add up to more than a double holds; scale them down"
-                                      : " are all 0, so no row would count; give some rows a positive weight"));
+                                      : " are all zero, so no row would count; give some rows a positive weight"));
 }
 
 std::string negative_weight_message(double value, const std::string& column) {

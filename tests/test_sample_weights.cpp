@@ -51,7 +51,7 @@ TEST_CASE("sample weights: the CSV weight column is neither feature nor target, 
   CHECK_THROWS_WITH_AS(data::parse_csv("a,w,y\n1,x,3\n", "w.csv", {}, spec), doctest::Contains("w.csv:2:2:"),
                        InputError);
   CHECK_THROWS_WITH_AS(data::parse_csv("a,w,y\n1,0,3\n2,0,4\n", "w.csv", {}, spec),
-                       doctest::Contains("the sample weights in column 'w' are all 0"), InputError);
+                       doctest::Contains("the sample weights in column 'w' are all zero"), InputError);
   CHECK_THROWS_WITH_AS(data::check_weights({1.0, std::nan("")}, "sample_weight"),
                        doctest::Contains("sample_weight: row 2 has the weight nan"), InputError);
 }

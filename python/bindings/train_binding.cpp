@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "data/sample_weights.hpp"
 #include "model/config_yaml.hpp"
 #include "model/provenance.hpp"
 #include "model/train_result_fields.hpp"
@@ -160,13 +161,21 @@ class LogLevelScope {
 
 py::tuple train(const py::handle& x_array, const py::handle& y_array, const std::vector<std::string>& classes,
                 const std::vector<std::string>& feature_names, const std::vector<std::string>& target_names,
-                const std::vector<Setting>& settings, const py::object& init, const TextColumns& text_columns) {
+                const std::vector<Setting>& settings, const py::object& init, const TextColumns& text_columns,
+                const py::object& sample_weight) {
   const CLocaleScope c_locale;  // this thread; the trainer's own threads format no text
   const MatrixView x(x_array, "X"), y(y_array, "y");
   model::Config config = make_config(settings, !classes.empty());
   if (in_forked_child()) config.trainer.threads = 1;  // fork_state.hpp: no thread pool here
   data::Dataset ds = make_dataset(x, y, classes, feature_names, target_names);
   attach_text_columns(ds, text_columns);
+  if (!sample_weight.is_none()) {
+    ds.weights = sample_weight.cast<std::vector<double>>();
+    if (ds.weights.size() != ds.rows)
+      throw py::value_error("sample_weight has " + std::to_string(ds.weights.size()) + " values but X has " +
+                            std::to_string(ds.rows) + " rows");
+    data::check_weights(ds.weights, "the sample weights (sample_weight)");
+  }
 
   std::vector<model::IterationRecord> records;
   std::atomic<bool> stop{false};
@@ -246,11 +255,11 @@ py::tuple train(const py::handle& x_array, const py::handle& y_array, const std:
 void bind_train(py::module_& m) {
   m.def("train", &train, py::arg("X"), py::arg("y"), py::arg("classes"), py::arg("feature_names"),
         py::arg("target_names"), py::arg("settings"), py::arg("init") = py::none(),
-        py::arg("text_columns") = TextColumns(),
+        py::arg("text_columns") = TextColumns(), py::arg("sample_weight") = py::none(),
         "Trains a network. y is (n, targets), or (n, 1) class indices when `classes` names the classes; "
         "settings are (config key, values, parameter name) triples; `init`, a Model to continue from its "
         "nodes, or None; `text_columns`, (column index, cells) pairs of raw tabular X, whose missing "
-        "numbers are NaN. Returns (Model, history, summary).");
+        "numbers are NaN; `sample_weight`, one weight >= 0 per row, or None. Returns (Model, history, summary).");
 }
 
 }  // namespace rbf::python

@@ -51,6 +51,19 @@ def target_names(y, default):
     return default
 
 
+def row_weights(sample_weight, X):
+    """fit's sample_weight as a float64 array of one weight per row of X (a scalar weighs every
+    row alike), or None; the trainer refuses negative, non-finite and all-zero weights."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(X.shape[0], float(weights))
+    if weights.ndim != 1 or weights.shape[0] != X.shape[0]:
+        raise ValueError("sample_weight must have one value per row of X (%d), got shape %r" % (X.shape[0], weights.shape))
+    return np.ascontiguousarray(weights)
+
+
 class RBFNetBase(BaseEstimator):
     """Parameters: see docs/PYTHON.md; each mirrors the config key of configs/default.yaml."""
 
@@ -110,6 +123,7 @@ class RBFNetBase(BaseEstimator):
         n_jobs=None,
         verbose=0,
         warm_start=False,
+        class_weight=None,
     ):
         self.max_nodes = max_nodes
         self.validation = validation
@@ -163,6 +177,7 @@ class RBFNetBase(BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.warm_start = warm_start
+        self.class_weight = class_weight
 
     # ---- training ----
 
@@ -199,17 +214,17 @@ class RBFNetBase(BaseEstimator):
         columns = list(self.network_.columns)
         return [columns.index(name) for name in self.network_.text_columns]
 
-    def _train(self, X, y, classes, target_names, init=None, text=()):
+    def _train(self, X, y, classes, target_names, init=None, text=(), sample_weight=None):
         """Trains on validated arrays: X (n, d) float64/float32 C-contiguous, y (n, targets),
-        `text` the text columns of raw tabular X; with `init`, continues from that network's
-        nodes (docs/PYTHON.md, continued training)."""
+        `text` the text columns of raw tabular X, `sample_weight` (n,) or None; with `init`,
+        continues from that network's nodes (docs/PYTHON.md, continued training)."""
         names = getattr(self, "feature_names_in_", None)
         if names is None:
             names = ["x%d" % j for j in range(X.shape[1])]
         y = np.ascontiguousarray(y, dtype=np.float64)
         self._loaded_from_file = False  # trained here now: scikit-learn's column rule
         network, history, summary = native.train(X, y, classes, [str(n) for n in names], target_names, settings(self),
-                                                 init, list(text))
+                                                 init, list(text), sample_weight)
         self._set_network(network)
         self.history_ = {k: (np.array(v, dtype=str) if isinstance(v, list) else v) for k, v in history.items()}
         self.fit_summary_ = summary

@@ -8,7 +8,7 @@ import numpy as np
 Param = namedtuple("Param", "name key default")
 
 # In the order of configs/default.yaml. Not here: data.path, target, features, delimiter and
-# skip_rows and validation_path (the arrays replace the CSV), data.task (the estimator's class decides it), and
+# skip_rows, validation_path and weight (the arrays and fit's sample_weight replace the CSV), data.task (the estimator's class decides it), and
 # output.* and logging.iteration_log / progress (save() and history_ replace them).
 PARAMS = (
     Param("validation", "data.validation", 0.2),
@@ -75,6 +75,9 @@ SKLEARN_PARAMS = (
     Param("verbose", "logging.level", 0),
     # No config key: fit() continues from the fitted network (as partial_fit always does).
     Param("warm_start", None, False),
+    # No config key: the classifier multiplies each row's sample weight by its class's weight
+    # ("balanced": rows / (classes x rows of the class), or a dict {class: weight}).
+    Param("class_weight", None, None),
 )
 
 

@@ -1,9 +1,10 @@
 """RBFNetClassifier: rbfnet's incremental RBF network as a scikit-learn classifier."""
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import RBFNetBase, target_names
+from ._base import RBFNetBase, row_weights, target_names
 
 
 def _labels(names):
@@ -38,21 +39,22 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
 
     _task = "classification"
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grows a network on X, y; with warm_start=True and a fitted network, continues from it
-        (partial_fit)."""
-        return self._fit(X, y, None, self.warm_start)
+        (partial_fit). sample_weight: one weight >= 0 per row, each row's share of the squared
+        error the fit minimizes and of the validation score, times its class's class_weight."""
+        return self._fit(X, y, None, sample_weight, self.warm_start)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continues training on new rows: the fitted network's nodes are kept, more are grown to
         max_nodes in all, and the weights are solved on these rows (docs/PYTHON.md). `classes`:
         every class, needed on the first call when these rows lack some."""
-        return self._fit(X, y, classes, True)
+        return self._fit(X, y, classes, sample_weight, True)
 
-    def _fit(self, X, y, classes, warm):
-        return self._keeping_state_on_failure(self._fit_unguarded, X, y, classes, warm)
+    def _fit(self, X, y, classes, sample_weight, warm):
+        return self._keeping_state_on_failure(self._fit_unguarded, X, y, classes, sample_weight, warm)
 
-    def _fit_unguarded(self, X, y, classes, warm):
+    def _fit_unguarded(self, X, y, classes, sample_weight, warm):
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
@@ -73,7 +75,13 @@ class RBFNetClassifier(ClassifierMixin, RBFNetBase):
         names = [str(c) for c in classes]
         if len(set(names)) != len(names):
             raise ValueError("the class labels must read as distinct text; %r do not" % (names,))
-        self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init, text)
+        weights = row_weights(sample_weight, X)
+        if self.class_weight is not None:
+            # scikit-learn's rule: "balanced" counts these rows' classes; a dict names classes.
+            per_row = compute_sample_weight(self.class_weight, y)
+            weights = per_row if weights is None else weights * per_row
+        self._train(X, indices.astype(np.float64).reshape(-1, 1), names, target_names(given, ["class"]), init, text,
+                    weights)
         self.classes_ = classes  # after the network it names: a failed fit leaves both as they were
         return self
 

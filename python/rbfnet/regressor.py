@@ -2,7 +2,7 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from ._base import RBFNetBase, target_names
+from ._base import RBFNetBase, row_weights, target_names
 
 
 class RBFNetRegressor(RegressorMixin, RBFNetBase):
@@ -20,28 +20,32 @@ class RBFNetRegressor(RegressorMixin, RBFNetBase):
 
     _task = "regression"
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grows a network on X, y; with warm_start=True and a fitted network, continues from it
-        (partial_fit)."""
-        return self._fit(X, y, self.warm_start)
+        (partial_fit). sample_weight: one weight >= 0 per row, each row's share of the squared
+        error the fit minimizes and of the validation score."""
+        return self._fit(X, y, sample_weight, self.warm_start)
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Continues training on new rows: the fitted network's nodes are kept, more are grown to
         max_nodes in all, and the weights are solved on these rows (docs/PYTHON.md)."""
-        return self._fit(X, y, True)
+        return self._fit(X, y, sample_weight, True)
 
-    def _fit(self, X, y, warm):
-        return self._keeping_state_on_failure(self._fit_unguarded, X, y, warm)
+    def _fit(self, X, y, sample_weight, warm):
+        return self._keeping_state_on_failure(self._fit_unguarded, X, y, sample_weight, warm)
 
-    def _fit_unguarded(self, X, y, warm):
+    def _fit_unguarded(self, X, y, sample_weight, warm):
+        if self.class_weight is not None:
+            raise ValueError("class_weight is for RBFNetClassifier; a regressor takes sample_weight in fit()")
         init = self._continued(warm)
         given = y
         # Continuing, X must have the fitted network's features (scikit-learn's partial_fit rule).
         X, text, y = self._validate_fit(X, y, init, multi_output=True, y_numeric=True)
+        weights = row_weights(sample_weight, X)
         self._y_2d = y.ndim == 2
         y2 = y.reshape(len(y), -1)
         names = ["y"] if y2.shape[1] == 1 and not self._y_2d else ["y%d" % j for j in range(y2.shape[1])]
-        return self._train(X, y2, [], target_names(given, names), init, text)
+        return self._train(X, y2, [], target_names(given, names), init, text, weights)
 
     def predict(self, X):
         """Predicted targets, (n,) or (n, k) like the y it was fitted on."""

@@ -13,7 +13,7 @@ from rbfnet._params import PARAMS, SKLEARN_PARAMS, params_from_values
 # estimator's class is the task, save() replaces output.*, history_ the iteration log.
 NOT_PARAMETERS = {
     "data.path", "data.target", "data.features", "data.delimiter", "data.skip_rows", "data.task",
-    "data.validation_path",
+    "data.validation_path", "data.weight",  # fit(sample_weight=...) replaces the weight column
     "logging.iteration_log", "logging.progress",
     "output.model", "output.checkpoint_every", "output.checkpoint",
 }

@@ -1,7 +1,8 @@
 """scikit-learn's own estimator checks, and use inside GridSearchCV and Pipeline.
 
 Every check runs. check_array_api_input skips itself (it needs SCIPY_ARRAY_API=1 and an
-array-API library): the estimators train in C++ on NumPy arrays and accept no other array type."""
+array-API library): the estimators train in C++ on NumPy arrays and accept no other array type.
+check_sample_weight_equivalence_on_dense_data is an expected failure (EXPECTED_FAILURES says why)."""
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -10,7 +11,17 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from rbfnet import RBFNetClassifier, RBFNetRegressor
 
 
-@parametrize_with_checks([RBFNetRegressor(), RBFNetClassifier()])
+# Repeating a row is not the same fit as weighting it: the repeated copies change the random
+# validation split, the sampled candidate centers and the median-distance width. A weight of 0
+# is the row left out, and with split, pool and widths fixed integer weights are repeated rows
+# (tests/test_backend_parity_weights.cpp, tests/test_sample_weights.cpp).
+EXPECTED_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data":
+        "repeated rows change the random validation split, candidate pool and width heuristic",
+}
+
+
+@parametrize_with_checks([RBFNetRegressor(), RBFNetClassifier()], expected_failed_checks=lambda e: EXPECTED_FAILURES)
 def test_sklearn_estimator_check(estimator, check):
     check(estimator)
 

@@ -273,6 +273,7 @@ resume_other_problem)
   expect 2 "--sigma \(candidates.sigma0\) differs.*it was 0 there and is 2 now" "$RBFNET" train --resume i.rbfn.ckpt --sigma 2
   expect 2 "--widths \(candidates.width_factors\) differs" "$RBFNET" train --resume i.rbfn.ckpt --widths 0.25
   expect 2 "--categorical \(data.categorical\) differs" "$RBFNET" train --resume i.rbfn.ckpt --categorical off
+  expect 2 "--weight \(data.weight\) differs" "$RBFNET" train --resume i.rbfn.ckpt --weight petal_width
   sed '5s/^[0-9]\.[0-9]/9.9/' iris.csv >changed.csv
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv

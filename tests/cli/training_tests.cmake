@@ -364,7 +364,7 @@ set_tests_properties(cli.weights_evaluate cli.weights_evaluate_unweighted PROPER
 rbf_cli_test(weights_negative EXIT 2
   STDERR "weighted_negative.csv:5:3: the sample weight -1 in column 'w' is negative; weights must be 0 or more"
   ARGS train --data ${RBF_CLI_DATA}/weighted_negative.csv --target y --weight w --out never.rbfn)
-rbf_cli_test(weights_all_zero EXIT 2 STDERR "weighted_zero.csv: the sample weights in column 'w' are all 0"
+rbf_cli_test(weights_all_zero EXIT 2 STDERR "weighted_zero.csv: the sample weights in column 'w' are all zero"
   ARGS train --data ${RBF_CLI_DATA}/weighted_zero.csv --target y --weight w --out never.rbfn)
 rbf_cli_test(weights_unknown_column EXIT 2 STDERR "unknown weight column 'wt' \\(did you mean 'w'\\?\\)"
   ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight wt --out never.rbfn)
