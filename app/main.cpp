@@ -16,6 +16,7 @@
 #include "app/flags_markdown.hpp"
 #include "app/logging_setup.hpp"
 #include "app/omp_wait_policy.hpp"
+#include "contracts/cpu_entry_points.hpp"
 #include "data/errors.hpp"
 #include "model/config_yaml.hpp"
 #include "contracts/gpu_entry_points.hpp"
@@ -167,5 +168,6 @@ int main(int argc, char** argv) {
   // writer cleans up after), instead of SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
   rbf::app::restart_with_passive_omp_waiting(argv);
+  rbf::cpu::fit_threads_to_address_space();
   return rbf::app::run_reporting_errors([&] { return rbf::app::run_command_line(argc, argv); });
 }

@@ -18,6 +18,11 @@ std::unique_ptr<model::Backend<T>> make_backend(const model::CpuOptions& options
 // the cost model's flops (3 d + 20 per Gaussian), measured in a few milliseconds.
 double measure_matrix_free_gflops(int threads);
 
+// Keeps the OpenMP runtime's default team within what the address-space limit (ulimit -v) can
+// map, since libgomp ends the process when it cannot create a thread; call it before the first
+// parallel region. Returns the cap (INT_MAX without a limit).
+int fit_threads_to_address_space();
+
 // The Eigen refinement engine.
 template <typename T>
 std::unique_ptr<model::RefineEngine<T>> make_refine_engine(const model::CpuOptions& options);

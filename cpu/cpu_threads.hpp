@@ -11,11 +11,16 @@
 
 namespace rbf::cpu {
 
-// `requested` threads, or every core the OpenMP runtime offers when it is 0 (1 without OpenMP).
+// The most threads the address-space limit (ulimit -v) leaves room for, their stacks taking at
+// most half of it; INT_MAX without a limit (cpu/thread_limit.cpp). Computed once.
+int address_space_thread_cap();
+
+// `requested` threads, or every core the OpenMP runtime offers when it is 0 (1 without OpenMP);
+// never more than address_space_thread_cap().
 inline int resolve_threads(int requested) {
-  if (requested > 0) return requested;
+  if (requested > 0) return std::min(requested, address_space_thread_cap());
 #ifdef _OPENMP
-  return omp_get_max_threads();
+  return std::min(omp_get_max_threads(), address_space_thread_cap());
 #else
   return 1;
 #endif

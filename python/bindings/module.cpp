@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "contracts/cpu_entry_points.hpp"
 #include "python/bindings/config_binding.hpp"
 #include "python/bindings/errors.hpp"
 #include "python/bindings/fork_state.hpp"
@@ -25,6 +26,7 @@ PYBIND11_MODULE(_rbfnet, m) {
   m.doc() = "rbfnet's C++ trainer, networks and model files (use the estimators in rbfnet instead)";
   m.attr("__version__") = RBF_PYTHON_MODULE_VERSION;
   setup_logging();
+  rbf::cpu::fit_threads_to_address_space();  // ulimit -v: libgomp would end Python itself
   rbf::python::register_errors();
   rbf::python::bind_model(m);
   rbf::python::bind_train(m);

@@ -278,6 +278,14 @@ resume_other_problem)
   expect 2 "data file 'changed.csv' differs from 'iris.csv', the data the checkpoint 'i.rbfn.ckpt' was trained on" \
     "$RBFNET" train --resume i.rbfn.ckpt --data changed.csv
   expect 0 "" "$RBFNET" train --resume i.rbfn.ckpt --nodes 5 --quiet --log-level warn ;;
+# --- an address-space limit (ulimit -v) smaller than a default OpenMP team's stacks ------------
+threads_within_ulimit_v)
+  # 64 threads of 8 MiB stacks need 512 MiB; libgomp, failing to create one, ends the process.
+  (ulimit -s 8192 && ulimit -v 300000 && OMP_NUM_THREADS=64 exec "$RBFNET" train --data "$SOURCE/data/diabetes.csv" \
+    --target progression --folds 0 --out u.rbfn --quiet --log-level warn) >out 2>err
+  status=$?
+  [ $status = 0 ] || fail "exit status $status under ulimit -v with 64 OpenMP threads"
+  [ -s u.rbfn ] || fail "no model written under ulimit -v" ;;
 log_on_a_full_disk)
   # The log's device is full from its first row: the run warns and saves its model.
   expect 0 "cannot write the iteration log '/dev/full' at iteration 1 .*training goes on without it" \

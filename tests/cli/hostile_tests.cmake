@@ -6,11 +6,16 @@ set(RBF_HOSTILE_CASES
   symlink_kept log_through_output_policy fifo_out_written_in_place stream_out_written_in_place mode_kept
   stale_temporary_removed
   fifo_data_read_once dev_zero_data dev_zero_config stdout_full resume_other_problem resume_cuts_the_log_back log_on_a_full_disk
+  threads_within_ulimit_v
   resume_changed_validation_data
   sigint_during_refinement sigterm_during_refinement sighup_during_refinement sigint_during_setup sigint_during_cross_validation
   predictions_exact evaluate_targets_by_name
   evaluate_many_classes na_in_numeric_target file_name_in_plot_script
   bench_auto_on_the_cpu descriptor_outputs)
+# AddressSanitizer maps terabytes of shadow memory: under it no address-space limit can be set.
+if(RBF_SANITIZE)
+  list(REMOVE_ITEM RBF_HOSTILE_CASES threads_within_ulimit_v)
+endif()
 if(NOT CMAKE_CROSSCOMPILING)
   foreach(case ${RBF_HOSTILE_CASES})
     add_test(NAME cli.hostile.${case}
