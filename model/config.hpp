@@ -86,6 +86,9 @@ struct TrainerConfig {
   double dependency_tol = kDependencyTolAuto;
   Precision precision = Precision::auto_select;
   int threads = 0;              // CPU threads; 0 = all cores
+  // Sub-models: K > 1 splits the inputs into K regions and grows one network per region,
+  // their predictions blended (model/partitioned_training.hpp); 1 = one network.
+  std::size_t partitions = 1;
 };
 
 struct StoppingConfig {

@@ -104,6 +104,7 @@ void add_trainer_fields(std::vector<Field>& f) {
                                                           {Precision::auto_select, "auto"}}));
   // OpenMP starts every thread asked for: 100000 of them exhaust the process limit and crash.
   f.push_back(int_field("trainer", "threads", member(&C::trainer, &TrainerConfig::threads), 0, 1024));
+  f.push_back(unsigned_field("trainer", "partitions", member(&C::trainer, &TrainerConfig::partitions), std::size_t{1}));
 }
 
 // The stopping section's keys, in the order configs/default.yaml lists them.

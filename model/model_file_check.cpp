@@ -64,6 +64,33 @@ std::string encoding_problem(const Network& net) {
 
 }  // namespace
 
+namespace {
+
+// A partitioned model's parts: the centres, width and blend count of model/partitions.hpp, and
+// parts that are whole networks of the same features, outputs and classes, none partitioned.
+std::string partition_problem(const Network& net) {
+  if (net.parts.empty()) {
+    return net.part_centres.empty() && net.part_width == 0 && net.part_blend == 0 ? "" : "a partition without parts";
+  }
+  if (net.nodes() != 0 || !net.linear.empty()) return "a partitioned model has nodes or linear terms of its own";
+  if (net.part_centres.size() != net.parts.size() * net.inputs)
+    return count_mismatch("part_centres", net.part_centres.size(), net.parts.size() * net.inputs, "parts x inputs");
+  if (!(net.part_width > 0) || !std::isfinite(net.part_width)) return "the parts' blend width is not a positive number";
+  if (net.part_blend < 1 || net.part_blend > net.parts.size()) return "the parts' blend count is outside 1..parts";
+  std::string problem = first_bad_value(net.part_centres, "part_centres", false);
+  for (std::size_t p = 0; p < net.parts.size() && problem.empty(); ++p) {
+    const Network& part = net.parts[p];
+    if (!part.parts.empty() || part.task != net.task || part.inputs != net.inputs || part.outputs != net.outputs ||
+        part.class_names != net.class_names || part.feature_names != net.feature_names)
+      return "part " + std::to_string(p + 1) + " does not predict the model's outputs from its features";
+    problem = find_network_problem(part);
+    if (!problem.empty()) problem = "part " + std::to_string(p + 1) + ": " + problem;
+  }
+  return problem;
+}
+
+}  // namespace
+
 std::string find_network_problem(const Network& net) {
   const bool classification = net.task == data::Task::classification;
   if (!classification && net.task != data::Task::regression) return "unknown task";
@@ -122,6 +149,7 @@ std::string find_network_problem(const Network& net) {
   if (problem.empty()) problem = strings_problem(net.target_names, "target_names");
   if (problem.empty()) problem = strings_problem(net.class_names, "class_names");
   if (problem.empty()) problem = encoding_problem(net);
+  if (problem.empty()) problem = partition_problem(net);
   if (problem.empty()) {
     const Provenance& p = net.provenance;
     problem = strings_problem({p.rbfnet_version, p.data_file, p.data_sha256, p.created_utc, p.config_yaml, p.backend},

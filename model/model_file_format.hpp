@@ -49,6 +49,12 @@ inline constexpr std::uint32_t kModelFormatMinorProbability = 2;
 inline constexpr char kTagEncoding[] = "ENCD";
 inline constexpr std::uint32_t kModelFormatMinorEncoding = 3;
 
+// Only in partitioned models (Network::parts), and then required: the partition, then each
+// part as a whole model file of its own (length, bytes).
+inline constexpr char kTagParts[] = "PART";
+inline constexpr std::uint32_t kModelFormatMinorParts = 4;
+inline constexpr std::uint64_t kMaxModelParts = 65536;
+
 inline constexpr std::uint32_t kTaskRegression = 0;
 inline constexpr std::uint32_t kTaskClassification = 1;
 

@@ -106,6 +106,14 @@ class ByteReader {
     return values;
   }
 
+  // `length` bytes in place (a part's whole model file).
+  const std::uint8_t* bytes(std::uint64_t length, const char* what) {
+    need(length, what);
+    const std::uint8_t* at = data_ + pos_;
+    pos_ += static_cast<std::size_t>(length);
+    return at;
+  }
+
   void finish() const {
     if (remaining() != 0) fail(std::to_string(remaining()) + " unexpected bytes at its end");
   }
@@ -229,6 +237,27 @@ data::FeatureEncoding read_encoding(ByteReader& r) {
   return encoding;
 }
 
+// PART: the partition, then each part, read as the model file it is (none may have parts).
+void read_parts(ByteReader& r, Network& net, const std::string& name) {
+  // Parts inside a part would recurse as deep as a crafted file nests them: refused first.
+  static thread_local bool in_part = false;
+  if (in_part) r.fail("appears in a part: parts cannot have parts of their own");
+  struct Inside {
+    Inside() { in_part = true; }
+    ~Inside() { in_part = false; }
+  } inside;
+  const std::uint64_t count = r.u64("part count");
+  if (count < 1 || count > detail::kMaxModelParts) r.fail("claims " + std::to_string(count) + " parts");
+  net.part_blend = static_cast<std::size_t>(r.u64("blend count"));
+  net.part_width = r.f64("blend width");
+  net.part_centres = r.f64_array("part centres");
+  for (std::uint64_t p = 0; p < count; ++p) {
+    const std::uint64_t length = r.u64("part length");
+    const std::uint8_t* bytes = r.bytes(length, "part");
+    net.parts.push_back(parse_network(bytes, static_cast<std::size_t>(length), name + " (part " + std::to_string(p + 1) + ")"));
+  }
+}
+
 // NAME, XSCL, YSCL, NODE or PROV (META is read_meta's).
 void read_section(const std::string& tag, ByteReader& r, Network& net) {
   using namespace detail;
@@ -302,6 +331,12 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
       seen_probability = true;
       net.proba_scale = r.f64("probability scale");
       if (!(net.proba_scale > 0) || !std::isfinite(net.proba_scale)) r.fail("holds a probability scale that is not a positive number");
+      r.finish();
+      continue;
+    }
+    if (tag == kTagParts) {
+      if (!net.parts.empty()) r.fail("appears twice");
+      read_parts(r, net, name);
       r.finish();
       continue;
     }

@@ -91,7 +91,8 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   w.bytes().reserve(1024 + 8 * (net.centers.size() + net.widths.size() + net.weights.size()));
   w.put_raw(kMagic, sizeof kMagic);
   w.put_u32(kModelFormatVersion);
-  w.put_u32(!net.encoding.empty() ? kModelFormatMinorEncoding
+  w.put_u32(!net.parts.empty()      ? kModelFormatMinorParts
+            : !net.encoding.empty() ? kModelFormatMinorEncoding
             : net.proba_scale > 0   ? kModelFormatMinorProbability
             : net.linear.empty() ? kModelFormatMinor
                                  : kModelFormatMinorLinear);
@@ -143,6 +144,19 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
       w.put_u8(c.indicator ? 1 : 0);
       w.put_strings(c.levels);
       w.put_u8(c.pooled ? 1 : 0);
+    }
+    w.end_section();
+  }
+  if (!net.parts.empty()) {
+    w.begin_section(kTagParts, kSectionRequired);
+    w.put_u64(net.parts.size());
+    w.put_u64(net.part_blend);
+    w.put_f64(net.part_width);
+    w.put_f64_array(net.part_centres);
+    for (const Network& part : net.parts) {
+      const std::vector<std::uint8_t> bytes = serialize_unchecked(part);
+      w.put_u64(bytes.size());
+      w.put_raw(bytes.data(), bytes.size());
     }
     w.end_section();
   }

@@ -1,6 +1,7 @@
 // Network predictions in double precision on the host (deterministic, backend independent).
 #include "model/network.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "data/errors.hpp"
 #include "model/linear_terms.hpp"
 #include "model/metrics.hpp"
+#include "model/partitions.hpp"
 
 namespace rbf::model {
 
@@ -46,7 +48,52 @@ void check_finite_outputs(const Network& net, const double* x, std::size_t rows,
 
 }  // namespace
 
+namespace {
+
+// A partitioned model's outputs: each part's predictions of the rows whose blend weight
+// reaches it, weighted (model/partitions.hpp).
+void predict_blended(const Network& net, const double* x, std::size_t rows, std::vector<double>& out) {
+  const std::size_t d = net.inputs, k = net.outputs;
+  PartitionPlan plan;
+  plan.parts = net.parts.size();
+  plan.d = d;
+  plan.centres = net.part_centres;
+  plan.width = net.part_width;
+  plan.blend = net.part_blend;
+  const std::vector<double> inverse_scale = net.x_scaler.inverse_scales();
+  std::vector<std::vector<std::pair<std::size_t, double>>> weights(rows);
+  std::vector<std::vector<std::size_t>> members(plan.parts);
+  std::vector<double> standardized(d);
+  for (std::size_t i = 0; i < rows; ++i) {
+    net.x_scaler.transform_row(x + i * d, standardized.data(), inverse_scale);
+    blend_weights(plan, standardized.data(), weights[i]);
+    for (const auto& entry : weights[i]) members[entry.first].push_back(i);
+  }
+  out.assign(rows * k, 0.0);
+  std::vector<double> part_x, part_out;
+  for (std::size_t p = 0; p < plan.parts; ++p) {
+    if (members[p].empty()) continue;
+    part_x.resize(members[p].size() * d);
+    for (std::size_t r = 0; r < members[p].size(); ++r)
+      std::copy_n(x + members[p][r] * d, d, part_x.begin() + static_cast<std::ptrdiff_t>(r * d));
+    net.parts[p].predict(part_x.data(), members[p].size(), part_out);
+    for (std::size_t r = 0; r < members[p].size(); ++r) {
+      const std::size_t i = members[p][r];
+      double w = 0;
+      for (const auto& entry : weights[i])
+        if (entry.first == p) w = entry.second;
+      for (std::size_t t = 0; t < k; ++t) out[i * k + t] += w * part_out[r * k + t];
+    }
+  }
+}
+
+}  // namespace
+
 void Network::predict(const double* x, std::size_t rows, std::vector<double>& out) const {
+  if (!parts.empty()) {
+    predict_blended(*this, x, rows, out);
+    return;
+  }
   const std::size_t d = inputs, k = outputs, m = nodes();
   out.assign(rows * k, 0.0);
   // Each row standardized where it is used (the scaler's own row transform): a standardized

@@ -53,6 +53,15 @@ struct Network {
   // held-out rows (model/probability_scale.cpp); 0 in files from before it: clipped scores.
   double proba_scale = 0.0;
 
+  // A partitioned model (trainer.partitions, model/partitions.hpp): the sub-models, each a
+  // whole network over this network's features, and the partition in this network's
+  // standardized inputs (x_scaler). A prediction blends the parts' outputs; this network's own
+  // nodes, bias and linear terms are then empty and y_scaler the identity.
+  std::vector<Network> parts;
+  std::vector<double> part_centres;  // parts x inputs
+  double part_width = 0;             // the blend weights' width
+  std::size_t part_blend = 0;        // the nearest parts a prediction blends
+
   Provenance provenance;
 
   // Non-empty only in checkpoints: the trainer's progress (model/training_state.hpp), kept
@@ -60,6 +69,12 @@ struct Network {
   std::string training_state;
 
   std::size_t nodes() const { return widths.size(); }
+  // Every Gaussian the model evaluates: its own, or all its parts'.
+  std::size_t total_nodes() const {
+    std::size_t total = nodes();
+    for (const Network& part : parts) total += part.total_nodes();
+    return total;
+  }
   // The columns a prediction reads: the raw tabular columns of the encoding, or the features
   // of a model trained on numbers.
   std::vector<std::string> input_columns() const {

@@ -78,7 +78,7 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
   using namespace result_fields_detail;
   const bool classify = r.network.task == data::Task::classification;
   v.field("task", std::string(classify ? "classification" : "regression"));
-  v.field("nodes", r.network.nodes());
+  v.field("nodes", r.network.total_nodes());
   v.field("nodes_grown", r.iterations.empty() ? std::size_t{0} : r.iterations.back().nodes);
   v.field("iterations", r.iterations.size());
   v.field("stop_reason", r.stop_reason);
@@ -117,6 +117,11 @@ void visit_train_result(const TrainResult& r, Visitor& v) {
     v.none("refit");
   }
   cross_validation(v, r.cross_validation);
+  // A partitioned model's parts: [training rows, nodes, seconds, validation RMSE (-1: none)] each.
+  std::vector<std::vector<double>> parts;
+  for (const PartReport& p : r.parts)
+    parts.push_back({static_cast<double>(p.rows), static_cast<double>(p.nodes), p.seconds, p.val_rmse});
+  v.field("parts", parts);
 }
 
 }  // namespace rbf::model

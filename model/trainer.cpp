@@ -13,6 +13,7 @@
 #include "data/split.hpp"
 #include "model/cross_validation.hpp"
 #include "model/growth_run.hpp"
+#include "model/partitioned_training.hpp"
 #include "model/probability_scale.hpp"
 #include "model/training_data.hpp"
 #include "model/training_memory.hpp"
@@ -140,6 +141,12 @@ TrainResult continue_training(const data::Dataset& dataset, const Config& asked,
 
 // Training on numbers (every dataset, once encoded).
 TrainResult train_numbers(const data::Dataset& dataset, const Config& asked, const TrainOptions& options) {
+  if (asked.trainer.partitions > 1) {
+    TrainResult result = train_partitioned(dataset, asked, options, train_numbers);
+    if (!result.interrupted)
+      score_and_calibrate(result, dataset, detail::validation_split(dataset, asked, options.validation_from));
+    return result;
+  }
   if (options.init != nullptr) return continue_training(dataset, asked, options);
   const std::size_t folds = cross_validation_folds(dataset, asked, options);
   const bool choose_widths = chooses_widths_on_validation(dataset, asked, options, folds);

@@ -32,6 +32,16 @@ struct IterationRecord {
   double width = 0;            // chosen width in standardized units
   bool dependent = false;      // the chosen candidate was linearly dependent and skipped
   std::string event;           // a backend switch or fallback that happened after this iteration
+  std::size_t part = 0;        // a partitioned model's part (1-based) this iteration grew; 0 = not partitioned
+};
+
+// A partitioned model's part (trainer.partitions): its training rows (region and overlap),
+// nodes kept, training time, why its growth stopped, and its own validation RMSE (-1 none).
+struct PartReport {
+  std::size_t rows = 0, nodes = 0;
+  double seconds = 0;
+  std::string stop_reason;
+  double val_rmse = -1;
 };
 
 // stopping.refit: the node count kept on validation, grown again on every row.
@@ -110,6 +120,7 @@ struct TrainResult {
   double zero_node_val_rmse = -1;
   double zero_node_val_accuracy = -1;
   CrossValidationReport cross_validation;
+  std::vector<PartReport> parts;  // a partitioned model's parts; empty for one network
   // Interrupted while choosing the model among several growths (cross-validation, or the width
   // choice of model/width_choice.hpp), whose checkpoint would resume another configuration
   // than the one saved with it: there is nothing to save or resume. `unsaved_stage` says what
