@@ -153,6 +153,8 @@ void add_train_flags(CLI::App& command, ConfigFlags& flags) {
   flags.add_value(command, "--missing", "data.missing", "MODE",
                   "Missing feature cells: auto (imputed, with an indicator) or off (an error)");
   flags.add_value(command, "--skip-rows", "data.skip_rows", "N", "Metadata lines before the CSV header");
+  flags.add_value(command, "--partitions", "trainer.partitions", "K",
+                  "Sub-models: K > 1 grows one network per region of the inputs and blends them; 1 = one network");
   flags.add_value(command, "--lambda", "trainer.lambda", "L", "Regularized-OLS term, >= 0");
   flags.add_value(command, "--output-ridge", "trainer.output_ridge", "A",
                   "Ridge penalty on the output weights, >= 0, or auto (chosen on validation)");

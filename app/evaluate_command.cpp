@@ -83,13 +83,13 @@ int run_evaluate(const EvaluateOptions& options) {
   const std::vector<std::size_t> output = model_outputs(ds.target_names, net.target_names, options.data);
   JsonWriter json;
   json.begin_object();
-  json.key("model").value(options.model).key("nodes").value(net.nodes());
+  json.key("model").value(options.model).key("nodes").value(net.total_nodes());
   json.key("task").value(classify ? "classification" : "regression");
   json.key("data").value(options.data).key("rows").value(ds.rows);
   if (!ds.weights.empty()) json.key("weight").value(ds.weight_name);
   const std::string weighted = ds.weights.empty() ? "" : ", weighted by column '" + data::printable(ds.weight_name) + "'";
   if (!options.json)
-    std::printf("model %s: %zu nodes, %s; data %s: %zu rows%s\n", options.model.c_str(), net.nodes(),
+    std::printf("model %s: %zu nodes, %s; data %s: %zu rows%s\n", options.model.c_str(), net.total_nodes(),
                 classify ? "classification" : "regression", options.data.c_str(), ds.rows, weighted.c_str());
 
   if (!classify) {

@@ -74,7 +74,11 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   json.begin_object();
   json.key("model").value(path);
   json.key("task").value(task_name(net));
-  json.key("nodes").value(net.nodes());
+  json.key("nodes").value(net.total_nodes());
+  // A partitioned model's parts (trainer.partitions): each part's nodes; empty for one network.
+  json.key("parts").begin_array();
+  for (const model::Network& part : net.parts) json.begin_object().key("nodes").value(part.nodes()).end_object();
+  json.end_array();
   json.key("features").strings(net.feature_names);
   // Raw tabular columns and how each became features; empty for a model trained on numbers.
   json.key("columns").begin_array();
@@ -145,7 +149,7 @@ model::Network shown_on_a_terminal(const model::Network& net) {
 }
 
 void print_text(const std::string& path, const model::Network& net, const WidthSummary& widths) {
-  std::printf("model %s: %s, %zu nodes\n", path.c_str(), task_name(net).c_str(), net.nodes());
+  std::printf("model %s: %s, %zu nodes\n", path.c_str(), task_name(net).c_str(), net.total_nodes());
   if (!net.encoding.empty()) {
     std::printf("  columns (%zu), encoded as the features:\n", net.encoding.columns.size());
     for (const std::string& line : data::describe_encoding(net.encoding)) std::printf("    %s\n", line.c_str());
@@ -155,7 +159,11 @@ void print_text(const std::string& path, const model::Network& net, const WidthS
   if (!net.class_names.empty())
     std::printf("  classes (%zu): %s\n", net.class_names.size(), joined(net.class_names).c_str());
   // Widths live in standardized input space (each feature scaled to unit variance).
-  if (net.nodes() > 0)
+  if (!net.parts.empty()) {
+    std::printf("  %zu parts (sub-models over regions of the inputs, blended), nodes per part:", net.parts.size());
+    for (const model::Network& part : net.parts) std::printf(" %zu", part.nodes());
+    std::printf("\n");
+  } else if (net.nodes() > 0)
     std::printf("  widths (standardized inputs): min %.4g, median %.4g, max %.4g\n", widths.min, widths.median,
                 widths.max);
   else

@@ -65,7 +65,7 @@ void IterationLog::open_csv() {
     csv_ = std::fopen(target_.resolved.c_str(), mode);
   }
   if (!csv_) throw RuntimeError("cannot write the iteration log '" + target_.path + "': " + std::strerror(errno));
-  if (!append_ || std::ftell(csv_) <= 0) std::fprintf(csv_, "%s\n", csv_header());
+  if (!append_ || std::ftell(csv_) <= 0) std::fprintf(csv_, "%s%s\n", csv_header(), part_column_ ? ",part" : "");
 }
 
 const char* IterationLog::csv_header() {
@@ -95,7 +95,7 @@ std::string IterationLog::csv_row(const model::IterationRecord& r) {
 void IterationLog::record(const model::IterationRecord& r) {
   if (!csv_ && !target_.path.empty() && !log_failed_) open_csv();
   if (csv_) {
-    const std::string row = csv_row(r);
+    const std::string row = csv_row(r) + (part_column_ ? "," + std::to_string(r.part) : std::string());
     if (std::fprintf(csv_, "%s\n", row.c_str()) < 0 || std::fflush(csv_) != 0) {
       // The log is a by-product: a full disk or a file-size limit ends it, not the training,
       // whose model and checkpoints are what the run is for.

@@ -32,6 +32,10 @@ class IterationLog {
   IterationLog(const IterationLog&) = delete;
   IterationLog& operator=(const IterationLog&) = delete;
 
+  // A partitioned run (trainer.partitions > 1): the CSV gains a last column `part`, the part
+  // (1-based) each iteration grew. Call before the first record.
+  void add_part_column() { part_column_ = true; }
+
   void record(const model::IterationRecord& rec);
   // A cross-validated run: the next growth is `growth` (TrainOptions::on_growth_start), to
   // `max_nodes` nodes; the progress line starts with it and counts to that.
@@ -57,6 +61,7 @@ class IterationLog {
   std::size_t resumed_at_ = 0;
   std::FILE* csv_ = nullptr;
   bool log_failed_ = false;  // a write failed: no more rows
+  bool part_column_ = false;
   bool quiet_ = false;
   bool progress_ = false;
   bool progress_shown_ = false;

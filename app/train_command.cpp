@@ -235,6 +235,9 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
   if (config.data.target.empty()) throw InputError("no target column: give --target COL or data.target in the config");
   if (!config.data.weight.empty() && (config.refine.every > 0 || config.refine.at_end))
     throw InputError(model::kRefinementIgnoresWeights);
+  if (config.trainer.partitions > 1 && (!resume_from.empty() || !init_model.empty() || config.output.checkpoint_every > 0))
+    throw InputError("--partitions " + std::to_string(config.trainer.partitions) +
+                     ": --resume, --init-model and --checkpoint-every work on one network only; use --partitions 1 with them");
 
   const std::string ckpt_path = checkpoint_path(config);
   const data::OutputTarget log_target =
@@ -272,6 +275,7 @@ int run_train(const model::Config& given, const std::string& resume_from, const 
 
   IterationLog log(log_target, config.logging.progress, config.stopping.max_nodes,
                    /*append=*/!resume_from.empty(), resume_from.empty() ? 0 : resume_state.iteration);
+  if (config.trainer.partitions > 1) log.add_part_column();
   options.on_iteration = [&log](const model::IterationRecord& rec) { log.record(rec); };
   options.on_fold_iteration = [&log](const model::IterationRecord& rec) { log.record_fold(rec); };
   options.on_growth_start = [&log](const std::string& growth, std::size_t max_nodes, std::size_t growths_after) {

@@ -68,11 +68,27 @@ struct JsonFields {
 
 }  // namespace
 
+// A partitioned model's parts, one line each.
+void print_parts(const model::TrainResult& result) {
+  for (std::size_t p = 0; p < result.parts.size(); ++p) {
+    const model::PartReport& part = result.parts[p];
+    const std::string validation = part.val_rmse >= 0 ? ", validation RMSE " + format_number(part.val_rmse) : "";
+    std::printf("  part %zu: %zu rows, %zu nodes, %.3f s%s, stopped: %s\n", p + 1, part.rows, part.nodes, part.seconds,
+                validation.c_str(), part.stop_reason.c_str());
+  }
+}
+
 void print_train_summary(const model::TrainResult& result, const model::Config& config) {
   const model::Network& net = result.network;
-  std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),
-              result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
-              result.stop_reason.c_str());
+  if (!result.parts.empty()) {
+    std::printf("grew %zu parts, %zu nodes in all, in %zu iterations, %.3f s on %s\n", result.parts.size(),
+                net.total_nodes(), result.iterations.size(), result.seconds, net.provenance.backend.c_str());
+    print_parts(result);
+  } else {
+    std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),
+                result.iterations.size(), result.seconds, net.provenance.backend.c_str(), result.setup_seconds,
+                result.stop_reason.c_str());
+  }
   // That growth is one of several when a model was chosen among growths: say what all cost.
   if (result.cross_validation.folds > 0 || result.total_seconds > 1.5 * (result.seconds + result.setup_seconds) + 0.01)
     std::printf("  training took %.3f s in all%s\n", result.total_seconds,
@@ -103,15 +119,16 @@ void print_train_summary(const model::TrainResult& result, const model::Config& 
       std::printf("  %zu node%s scored lowest (mean validation RMSE %.6g), within one standard error of no "
                   "Gaussians: kept the simpler model\n",
                   cv.lowest_nodes, cv.lowest_nodes == 1 ? "" : "s", cv.lowest_rmse);
-  } else {
+  } else if (result.parts.empty()) {
     std::printf("  kept %zu nodes%s\n", net.nodes(), result.validation_rows > 0 ? " (best on validation)" : "");
     if (result.init_nodes > 0)
       std::printf("  continued: the first %zu node%s came from --init-model; the weights are solved on these rows\n",
                   result.init_nodes, result.init_nodes == 1 ? "" : "s");
   }
   for (const std::string& event : result.events) std::printf("  event: %s\n", event.c_str());
-  std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,
-              result.candidates_stored ? "stored" : "computed on every pass", result.candidate_storage_reason.c_str());
+  if (result.parts.empty())
+    std::printf("  candidates: %zu, sigma0 %.4g; Phi_C %s: %s\n", result.candidates, result.sigma0,
+                result.candidates_stored ? "stored" : "computed on every pass", result.candidate_storage_reason.c_str());
   if (!result.basis_storage.empty()) std::printf("  basis Q: %s\n", result.basis_storage.c_str());
   if (result.proba_rows > 0) {
     const std::string& on = result.proba_fitted_on;

@@ -93,6 +93,7 @@ class RBFNetBase(BaseEstimator):
         dependency_tol="auto",
         precision="auto",
         threads=0,
+        partitions=1,
         goal=0.0,
         patience=30,
         refit=False,
@@ -147,6 +148,7 @@ class RBFNetBase(BaseEstimator):
         self.dependency_tol = dependency_tol
         self.precision = precision
         self.threads = threads
+        self.partitions = partitions
         self.goal = goal
         self.patience = patience
         self.refit = refit

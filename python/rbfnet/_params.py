@@ -33,6 +33,7 @@ PARAMS = (
     Param("dependency_tol", "trainer.dependency_tol", "auto"),
     Param("precision", "trainer.precision", "auto"),
     Param("threads", "trainer.threads", 0),
+    Param("partitions", "trainer.partitions", 1),
     Param("max_nodes", "stopping.max_nodes", 300),
     Param("goal", "stopping.goal", 0.0),
     Param("patience", "stopping.patience", 30),

@@ -372,3 +372,27 @@ rbf_cli_test(weights_column_twice EXIT 2 STDERR "'w'.* is given both as a weight
   ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w --features x1,w --out never.rbfn)
 rbf_cli_test(weights_with_refinement EXIT 2 STDERR "refinement does not weigh rows"
   ARGS train --data ${RBF_CLI_DATA}/weighted.csv --target y --weight w --refine-at-end --out never.rbfn)
+
+# --- partitioned models -------------------------------------------------------------------------
+# bumps.csv (bench/make_bumps.py 3000 2 30 --seed 5): local structure. Four parts train, the
+# summary lists them, inspect counts them, and the model predicts and evaluates.
+rbf_cli_test(partitions_train
+  STDOUT "grew [2-4] parts, [0-9]+ nodes in all, in [0-9]+ iterations, [0-9.]+ s on cpu\n  part 1: [0-9]+ rows, [0-9]+ nodes"
+  ARGS train --data ${RBF_CLI_DATA}/bumps.csv --target y --partitions 4 --backend cpu --quiet --log-level warn
+    --folds 0 --out parts.rbfn)
+set_tests_properties(cli.partitions_train PROPERTIES FIXTURES_SETUP parts_model)
+rbf_cli_test(partitions_inspect STDOUT "[2-4] parts \\(sub-models over regions of the inputs, blended\\), nodes per part: [0-9]+ [0-9]+"
+  ARGS inspect parts.rbfn)
+rbf_cli_test(partitions_evaluate STDOUT "  y +RMSE 0\\.[0-9]+ +MAE 0\\.[0-9]+ +R2 0\\.[6-9]"
+  ARGS evaluate --model parts.rbfn --data ${RBF_CLI_DATA}/bumps.csv --target y)
+rbf_cli_test(partitions_predict STDOUT "^y\n(-?[0-9][0-9.e+-]*\n)+$" NOT_STDOUT "nan|inf"
+  ARGS predict --model parts.rbfn --data ${RBF_CLI_DATA}/bumps.csv)
+rbf_cli_test(partitions_log_has_parts STDOUT "^iteration,nodes,[a-z_,]+,refine_ms,event,part\n1,1,cpu,[^\n]*,[12]\n"
+  ARGS train --data ${RBF_CLI_DATA}/bumps.csv --target y --partitions 2 --backend cpu --quiet --log-level warn
+    --folds 0 --nodes 10 --out parts_logged.rbfn --log-iter /dev/stdout)
+set_tests_properties(cli.partitions_inspect cli.partitions_evaluate cli.partitions_predict
+  PROPERTIES FIXTURES_REQUIRED parts_model)
+rbf_cli_test(partitions_with_checkpoints EXIT 2 STDERR "--partitions 4: --resume, --init-model and --checkpoint-every work on one network only"
+  ARGS train --data ${RBF_CLI_DATA}/bumps.csv --target y --partitions 4 --checkpoint-every 5 --out never.rbfn)
+rbf_cli_test(partitions_zero EXIT 2 STDERR "partitions"
+  ARGS train --data ${RBF_CLI_DATA}/bumps.csv --target y --partitions 0 --out never.rbfn)
