@@ -60,6 +60,14 @@ void print_largest_confusions(std::vector<model::ConfusionCell> cells, const std
                 data::printable(names[cells[i].predicted]).c_str(), cells[i].count);
 }
 
+// The text report's first line: the model, the data, and the weights every score counts.
+void print_header(const EvaluateOptions& options, const model::Network& net, const data::Dataset& ds) {
+  const std::string weighted = ds.weights.empty() ? "" : ", weighted by column '" + data::printable(ds.weight_name) + "'";
+  std::printf("model %s: %zu nodes, %s; data %s: %zu rows%s\n", options.model.c_str(), net.total_nodes(),
+              net.task == data::Task::classification ? "classification" : "regression", options.data.c_str(), ds.rows,
+              weighted.c_str());
+}
+
 // Prints the JSON document when asked for (a failed write is reported by run_reporting_errors).
 int finish(JsonWriter& json, bool print_json) {
   if (print_json) std::fputs(json.end_object().str().c_str(), stdout);
@@ -87,10 +95,7 @@ int run_evaluate(const EvaluateOptions& options) {
   json.key("task").value(classify ? "classification" : "regression");
   json.key("data").value(options.data).key("rows").value(ds.rows);
   if (!ds.weights.empty()) json.key("weight").value(ds.weight_name);
-  const std::string weighted = ds.weights.empty() ? "" : ", weighted by column '" + data::printable(ds.weight_name) + "'";
-  if (!options.json)
-    std::printf("model %s: %zu nodes, %s; data %s: %zu rows%s\n", options.model.c_str(), net.total_nodes(),
-                classify ? "classification" : "regression", options.data.c_str(), ds.rows, weighted.c_str());
+  if (!options.json) print_header(options, net, ds);
 
   if (!classify) {
     const std::vector<double> all = predict_rows(net, ds);

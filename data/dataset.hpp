@@ -38,4 +38,19 @@ struct Dataset {
   const double* row(std::size_t i) const { return x.data() + i * features; }
 };
 
+// A data set with `from`'s source, columns, names, task, classes and weight column, and no rows
+// yet: the start of a subset of its rows (a fold, a part).
+inline Dataset columns_of(const Dataset& from) {
+  Dataset out;
+  out.source = from.source;
+  out.features = from.features;
+  out.targets = from.targets;
+  out.feature_names = from.feature_names;
+  out.target_names = from.target_names;
+  out.task = from.task;
+  out.class_names = from.class_names;
+  out.weight_name = from.weight_name;
+  return out;
+}
+
 }  // namespace rbf::data

@@ -31,16 +31,8 @@ std::vector<std::size_t> fold_labels(const data::Dataset& dataset, const Config&
 // count on are the fold's validation rows (TrainOptions::validation_from).
 std::size_t fold_dataset(const data::Dataset& dataset, const std::vector<std::size_t>& fold_of, std::size_t k,
                          data::Dataset& out) {
-  out = data::Dataset();
-  out.source = dataset.source;
-  out.features = dataset.features;
-  out.targets = dataset.targets;
-  out.feature_names = dataset.feature_names;
-  out.target_names = dataset.target_names;
-  out.task = dataset.task;
-  out.class_names = dataset.class_names;
+  out = data::columns_of(dataset);
   out.rows = dataset.rows;
-  out.weight_name = dataset.weight_name;
   out.x.reserve(dataset.x.size());
   out.y.reserve(dataset.y.size());
   out.weights.reserve(dataset.weights.size());

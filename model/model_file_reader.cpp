@@ -287,6 +287,17 @@ void read_section(const std::string& tag, ByteReader& r, Network& net) {
 
 }  // namespace
 
+namespace {
+
+// The first of the six sections every file has that `seen` (a bit per entry of `known`) lacks.
+[[noreturn]] void throw_missing_section(unsigned seen, const char* const (&known)[6], const std::string& name) {
+  unsigned i = 0;
+  while (seen & (1u << i)) ++i;
+  throw InputError(name + ": invalid model file (section " + known[i] + " is missing)");
+}
+
+}  // namespace
+
 Network parse_network(const std::uint8_t* data, std::size_t size, const std::string& name) {
   using namespace detail;  // the format's constants
   check_envelope(data, size, size, name);
@@ -377,13 +388,7 @@ Network parse_network(const std::uint8_t* data, std::size_t size, const std::str
     r.finish();
   }
 
-  if (seen != kAllSeen) {
-    for (unsigned i = 0; i < 6; ++i) {
-      if (!(seen & (1u << i))) {
-        throw InputError(name + ": invalid model file (section " + known[i] + " is missing)");
-      }
-    }
-  }
+  if (seen != kAllSeen) throw_missing_section(seen, known, name);
   if (meta_nodes != net.nodes()) {
     throw InputError(name + ": invalid model file (section META says " + std::to_string(meta_nodes) +
                      " nodes, section NODE holds " + std::to_string(net.nodes()) + ")");

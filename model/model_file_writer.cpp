@@ -86,6 +86,41 @@ class ByteWriter {
 // ---------------------------------------------------------------------------------------
 // Format version 1.
 
+namespace {
+
+// ENCD and PART, each only where the model has it (and then required).
+void put_encoding_and_parts(ByteWriter& w, const Network& net) {
+  using namespace detail;  // the format's constants
+  if (!net.encoding.empty()) {
+    w.begin_section(kTagEncoding, kSectionRequired);
+    w.put_u64(net.encoding.columns.size());
+    for (const data::EncodedColumn& c : net.encoding.columns) {
+      w.put_string(c.name);
+      w.put_u32(static_cast<std::uint32_t>(c.kind));
+      w.put_f64(c.fill);
+      w.put_u8(c.indicator ? 1 : 0);
+      w.put_strings(c.levels);
+      w.put_u8(c.pooled ? 1 : 0);
+    }
+    w.end_section();
+  }
+  if (!net.parts.empty()) {
+    w.begin_section(kTagParts, kSectionRequired);
+    w.put_u64(net.parts.size());
+    w.put_u64(net.part_blend);
+    w.put_f64(net.part_width);
+    w.put_f64_array(net.part_centres);
+    for (const Network& part : net.parts) {
+      const std::vector<std::uint8_t> bytes = serialize_unchecked(part);
+      w.put_u64(bytes.size());
+      w.put_raw(bytes.data(), bytes.size());
+    }
+    w.end_section();
+  }
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
   ByteWriter w;
   w.bytes().reserve(1024 + 8 * (net.centers.size() + net.widths.size() + net.weights.size()));
@@ -134,32 +169,7 @@ std::vector<std::uint8_t> detail::serialize_unchecked(const Network& net) {
     w.put_f64_array(net.linear);
     w.end_section();
   }
-  if (!net.encoding.empty()) {
-    w.begin_section(kTagEncoding, kSectionRequired);
-    w.put_u64(net.encoding.columns.size());
-    for (const data::EncodedColumn& c : net.encoding.columns) {
-      w.put_string(c.name);
-      w.put_u32(static_cast<std::uint32_t>(c.kind));
-      w.put_f64(c.fill);
-      w.put_u8(c.indicator ? 1 : 0);
-      w.put_strings(c.levels);
-      w.put_u8(c.pooled ? 1 : 0);
-    }
-    w.end_section();
-  }
-  if (!net.parts.empty()) {
-    w.begin_section(kTagParts, kSectionRequired);
-    w.put_u64(net.parts.size());
-    w.put_u64(net.part_blend);
-    w.put_f64(net.part_width);
-    w.put_f64_array(net.part_centres);
-    for (const Network& part : net.parts) {
-      const std::vector<std::uint8_t> bytes = serialize_unchecked(part);
-      w.put_u64(bytes.size());
-      w.put_raw(bytes.data(), bytes.size());
-    }
-    w.end_section();
-  }
+  put_encoding_and_parts(w, net);
   if (net.proba_scale > 0) {
     w.begin_section(kTagProbability, 0);
     w.put_f64(net.proba_scale);

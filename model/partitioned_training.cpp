@@ -23,15 +23,8 @@ namespace {
 // The rows `picked` (indices into the training rows `train`) of `dataset` as a data set.
 data::Dataset part_dataset(const data::Dataset& dataset, const std::vector<std::size_t>& train,
                            const std::vector<std::size_t>& picked, std::size_t part) {
-  data::Dataset out;
+  data::Dataset out = data::columns_of(dataset);
   out.source = dataset.source + " (part " + std::to_string(part + 1) + ")";
-  out.features = dataset.features;
-  out.targets = dataset.targets;
-  out.feature_names = dataset.feature_names;
-  out.target_names = dataset.target_names;
-  out.task = dataset.task;
-  out.class_names = dataset.class_names;
-  out.weight_name = dataset.weight_name;
   out.rows = picked.size();
   out.x.reserve(picked.size() * dataset.features);
   out.y.reserve(picked.size() * dataset.targets);
@@ -51,46 +44,46 @@ int machine_threads(int configured) {
   return cores > 0 ? static_cast<int>(cores) : 1;
 }
 
-}  // namespace
-
-TrainResult train_partitioned(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
-                              const PartTrainer& train_part) {
-  if (options.init != nullptr || options.resume != nullptr || options.checkpoint_every > 0)
-    throw InputError("trainer.partitions: continued training, checkpoints and resume work on one network only; "
-                     "train with --partitions 1 for them");
-  const auto start = std::chrono::steady_clock::now();
-  const data::Split split = detail::validation_split(dataset, config, options.validation_from);
-  const std::size_t n = split.train.size(), d = dataset.features;
-  const data::Standardizer scaler = data::Standardizer::fit(dataset.x.data(), dataset.rows, d, split.train);
+// The partition of the training rows `train` (standardized by `scaler`), and each part's rows.
+PartitionPlan partition(const data::Dataset& dataset, const std::vector<std::size_t>& train,
+                        const data::Standardizer& scaler, const Config& config,
+                        std::vector<std::vector<std::size_t>>& rows) {
+  const std::size_t n = train.size(), d = dataset.features;
   std::vector<double> x(n * d);
-  for (std::size_t i = 0; i < n; ++i) std::copy_n(dataset.row(split.train[i]), d, x.begin() + static_cast<std::ptrdiff_t>(i * d));
+  for (std::size_t i = 0; i < n; ++i) std::copy_n(dataset.row(train[i]), d, x.begin() + static_cast<std::ptrdiff_t>(i * d));
   scaler.transform(x.data(), n);
   const PartitionPlan plan = plan_partitions(x.data(), n, d, config.trainer.partitions, config.data.seed + 3);
-  const std::vector<std::vector<std::size_t>> rows = part_rows(plan, x.data(), n);
-  x = std::vector<double>();
+  rows = part_rows(plan, x.data(), n);
+  const auto by_size = [](const auto& a, const auto& b) { return a.size() < b.size(); };
   spdlog::info("partitioned {} training rows into {} parts (k-means; blend width {:.3g}, rows per part {} to {})", n,
-               plan.parts, plan.width,
-               std::min_element(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.size() < b.size(); })->size(),
-               std::max_element(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.size() < b.size(); })->size());
+               plan.parts, plan.width, std::min_element(rows.begin(), rows.end(), by_size)->size(),
+               std::max_element(rows.begin(), rows.end(), by_size)->size());
+  return plan;
+}
 
-  // CPU parts share the cores; a GPU takes one part at a time.
+// Grows every part with `train_part`: CPU parts several at once with the cores split between
+// them, GPU and auto parts one after another. The first error stops the others and is rethrown.
+std::vector<TrainResult> grow_parts(const data::Dataset& dataset, const std::vector<std::size_t>& train,
+                                    const std::vector<std::vector<std::size_t>>& rows, const Config& config,
+                                    const TrainOptions& options, const PartTrainer& train_part) {
+  const std::size_t parts = rows.size();
   const bool cpu = config.backend.kind == BackendKind::cpu;
   const int threads = machine_threads(config.trainer.threads);
-  const std::size_t workers = cpu ? std::min<std::size_t>(plan.parts, static_cast<std::size_t>(threads)) : 1;
+  const std::size_t workers = cpu ? std::min<std::size_t>(parts, static_cast<std::size_t>(threads)) : 1;
   Config part_config = config;
   part_config.trainer.partitions = 1;
   part_config.data.validation_path.clear();
   // stopping.max_nodes caps the model's nodes in all: each part grows its share.
-  part_config.stopping.max_nodes = std::max<std::size_t>(1, (config.stopping.max_nodes + plan.parts - 1) / plan.parts);
+  part_config.stopping.max_nodes = std::max<std::size_t>(1, (config.stopping.max_nodes + parts - 1) / parts);
   if (cpu) part_config.trainer.threads = std::max(1, threads / static_cast<int>(workers));
 
-  std::vector<TrainResult> results(plan.parts);
+  std::vector<TrainResult> results(parts);
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> next{0};
   std::mutex report;  // callbacks and the first error
   std::exception_ptr error;
   auto work = [&]() {
-    for (std::size_t p = next++; p < plan.parts; p = next++) {
+    for (std::size_t p = next++; p < parts; p = next++) {
       if (stop) return;
       TrainOptions o;
       o.stop_requested = &stop;
@@ -108,7 +101,7 @@ TrainResult train_partitioned(const data::Dataset& dataset, const Config& config
       o.on_fold_iteration = [&, forward](const IterationRecord& r) { forward(options.on_fold_iteration, r); };
       try {
         const auto began = std::chrono::steady_clock::now();
-        results[p] = train_part(part_dataset(dataset, split.train, rows[p], p), part_config, o);
+        results[p] = train_part(part_dataset(dataset, train, rows[p], p), part_config, o);
         results[p].total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       } catch (...) {
         const std::lock_guard<std::mutex> lock(report);
@@ -122,12 +115,29 @@ TrainResult train_partitioned(const data::Dataset& dataset, const Config& config
   work();
   for (std::thread& t : pool) t.join();
   if (error) std::rethrow_exception(error);
+  return results;
+}
+
+}  // namespace
+
+TrainResult train_partitioned(const data::Dataset& dataset, const Config& config, const TrainOptions& options,
+                              const PartTrainer& train_part) {
+  if (options.init != nullptr || options.resume != nullptr || options.checkpoint_every > 0)
+    throw InputError("trainer.partitions: continued training, checkpoints and resume work on one network only; "
+                     "train with --partitions 1 for them");
+  const auto start = std::chrono::steady_clock::now();
+  const data::Split split = detail::validation_split(dataset, config, options.validation_from);
+  const data::Standardizer scaler =
+      data::Standardizer::fit(dataset.x.data(), dataset.rows, dataset.features, split.train);
+  std::vector<std::vector<std::size_t>> rows;
+  const PartitionPlan plan = partition(dataset, split.train, scaler, config, rows);
+  std::vector<TrainResult> results = grow_parts(dataset, split.train, rows, config, options, train_part);
 
   TrainResult result;
   Network& net = result.network;
   const Network& first = results.front().network;
   net.task = dataset.task;
-  net.inputs = d;
+  net.inputs = dataset.features;
   net.outputs = first.outputs;
   net.feature_names = first.feature_names;
   net.target_names = first.target_names;
@@ -150,7 +160,7 @@ TrainResult train_partitioned(const data::Dataset& dataset, const Config& config
     result.candidates += part.candidates;
     net.parts.push_back(std::move(part.network));
   }
-  result.train_rows = n;
+  result.train_rows = split.train.size();
   result.validation_rows = split.validation.size();
   result.sigma0 = results.front().sigma0;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -88,15 +88,14 @@ Growth extend(Backend<T>& b, std::size_t nodes) {
   return g;
 }
 
-// The trainer's loop, reduced to what the parity checks need.
+// The trainer's loop on a loaded backend, reduced to what the parity checks need: reset, then
+// `nodes` OLS nodes, and the validation predictions of their output weights. r0 is R's first
+// entry, ||bias column|| (sqrt(n) unweighted).
 template <typename T>
-Growth grow(Backend<T>& b, const Problem& p, std::size_t nodes, double budget_bytes,
-            bool* stored = nullptr) {
-  load(b, p, budget_bytes);
-  if (stored != nullptr) *stored = b.candidates_stored();
+Growth grow_loaded(Backend<T>& b, std::size_t nodes, double r0, std::size_t k) {
   std::vector<double> a, h;
   b.reset_to_bias(a);
-  std::vector<std::vector<double>> r{{std::sqrt(static_cast<double>(p.n))}};
+  std::vector<std::vector<double>> r{{r0}};
   std::vector<double> theta(a);
   Growth g;
   while (g.chosen.size() < nodes) {
@@ -111,9 +110,18 @@ Growth grow(Backend<T>& b, const Problem& p, std::size_t nodes, double budget_by
     g.chosen.push_back(sel.index);
     b.add_validation_column(sel.index);
   }
-  const std::vector<double> w = solve_weights(r, theta, p.k);
+  const std::vector<double> w = solve_weights(r, theta, k);
   b.predict_validation(w.data(), g.chosen.size(), g.predictions);
   return g;
+}
+
+// load, then grow_loaded.
+template <typename T>
+Growth grow(Backend<T>& b, const Problem& p, std::size_t nodes, double budget_bytes,
+            bool* stored = nullptr) {
+  load(b, p, budget_bytes);
+  if (stored != nullptr) *stored = b.candidates_stored();
+  return grow_loaded(b, nodes, std::sqrt(static_cast<double>(p.n)), p.k);
 }
 
 // Plain float64 OLS forward selection with explicit CGS2: the reference every backend meets.

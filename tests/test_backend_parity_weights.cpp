@@ -37,32 +37,6 @@ Problem repeated_rows(const Problem& p) {
   return r;
 }
 
-// Grows `nodes` nodes after reset_to_bias and returns the validation predictions of the OLS
-// output weights; r0 is R's first entry, ||bias column||.
-template <typename T>
-Growth grow_loaded(Backend<T>& b, std::size_t nodes, double r0, std::size_t k) {
-  std::vector<double> a, h;
-  b.reset_to_bias(a);
-  std::vector<std::vector<double>> r{{r0}};
-  std::vector<double> theta(a);
-  Growth g;
-  while (g.chosen.size() < nodes) {
-    const rbf::model::Selection sel = b.select_ols(0.0, kTol);
-    REQUIRE(sel.found);
-    const double norm = b.add_node(sel.index, kTol, h);
-    if (norm <= 0) continue;
-    g.sse.push_back(b.update(true, a));
-    h.push_back(norm);
-    r.push_back(h);
-    theta.insert(theta.end(), a.begin(), a.end());
-    g.chosen.push_back(sel.index);
-    b.add_validation_column(sel.index);
-  }
-  const std::vector<double> w = solve_weights(r, theta, k);
-  b.predict_validation(w.data(), g.chosen.size(), g.predictions);
-  return g;
-}
-
 template <typename T>
 void check_weights_repeat_rows(const std::string& which, std::size_t d, double budget) {
   CAPTURE(which);
