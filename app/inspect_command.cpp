@@ -75,10 +75,6 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   json.key("model").value(path);
   json.key("task").value(task_name(net));
   json.key("nodes").value(net.total_nodes());
-  // A partitioned model's parts (trainer.partitions): each part's nodes; empty for one network.
-  json.key("parts").begin_array();
-  for (const model::Network& part : net.parts) json.begin_object().key("nodes").value(part.nodes()).end_object();
-  json.end_array();
   json.key("features").strings(net.feature_names);
   // Raw tabular columns and how each became features; empty for a model trained on numbers.
   json.key("columns").begin_array();
@@ -95,6 +91,10 @@ void print_json(const std::string& path, const model::Network& net, const WidthS
   json.end_array();
   json.key("targets").strings(net.target_names);
   json.key("classes").strings(net.class_names);
+  // A partitioned model's parts (trainer.partitions): each part's nodes; empty for one network.
+  json.key("parts").begin_array();
+  for (const model::Network& part : net.parts) json.begin_object().key("nodes").value(part.nodes()).end_object();
+  json.end_array();
   // One row of k weights per feature, in the order of "features"; null without linear terms.
   json.key("linear_terms");
   if (net.linear.empty()) {

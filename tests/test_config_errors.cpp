@@ -118,7 +118,7 @@ TEST_CASE("config: unknown keys name the key path and suggest the closest one") 
   // Nothing close: the valid keys are listed instead.
   CHECK(parse_error("trainer:\n  colour: blue\n") ==
         "cfg.yaml:2:3: unknown key 'trainer.colour'; the keys of 'trainer' are strategy, lambda, "
-        "output_ridge, linear_terms, dependency_tol, precision, threads");
+        "output_ridge, linear_terms, dependency_tol, precision, threads, partitions");
 }
 
 TEST_CASE("config: wrong types name the key and the expected type") {
@@ -130,7 +130,7 @@ TEST_CASE("config: wrong types name the key and the expected type") {
         "cfg.yaml:2:12: 'trainer.threads' must be an integer in [0, 1024], got '1.5'");
   CHECK(parse_error("trainer: 3\n") ==
         "cfg.yaml:1:10: 'trainer' must be a map of keys (strategy, lambda, output_ridge, linear_terms, "
-        "dependency_tol, precision, threads), got '3'");
+        "dependency_tol, precision, threads, partitions), got '3'");
   CHECK(parse_error("logging:\n  progress: maybe\n") ==
         "cfg.yaml:2:13: 'logging.progress' must be true or false, got 'maybe'");
   CHECK(parse_error("candidates:\n  pool:\n") ==
