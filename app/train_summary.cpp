@@ -81,8 +81,9 @@ void print_parts(const model::TrainResult& result) {
 void print_train_summary(const model::TrainResult& result, const model::Config& config) {
   const model::Network& net = result.network;
   if (!result.parts.empty()) {
-    std::printf("grew %zu parts, %zu nodes in all, in %zu iterations, %.3f s on %s\n", result.parts.size(),
-                net.total_nodes(), result.iterations.size(), result.seconds, net.provenance.backend.c_str());
+    std::printf("grew %zu part%s, %zu nodes in all, in %zu iterations, %.3f s on %s\n", result.parts.size(),
+                result.parts.size() == 1 ? "" : "s", net.total_nodes(), result.iterations.size(), result.seconds,
+                net.provenance.backend.c_str());
     print_parts(result);
   } else {
     std::printf("grew %zu nodes in %zu iterations, %.3f s on %s (setup %.3f s), stopped: %s\n", nodes_grown(result),

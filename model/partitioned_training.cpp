@@ -38,6 +38,11 @@ data::Dataset part_dataset(const data::Dataset& dataset, const std::vector<std::
   return out;
 }
 
+// GPU parts grown at once on each device: a part of a few hundred thousand rows and tens of
+// nodes spends most of its time in set-up and in the host's share of each iteration, which
+// the other parts' device work overlaps.
+constexpr std::size_t kPartsAtOncePerGpu = 4;
+
 int machine_threads(int configured) {
   if (configured > 0) return configured;
   const unsigned cores = std::thread::hardware_concurrency();
@@ -62,27 +67,36 @@ PartitionPlan partition(const data::Dataset& dataset, const std::vector<std::siz
 }
 
 // Grows every part with `train_part`: CPU parts several at once with the cores split between
-// them, GPU and auto parts one after another. The first error stops the others and is rethrown.
+// them, GPU parts kPartsAtOncePerGpu at once on each of backend.gpu_devices (or gpu_device),
+// auto parts one after another. The first error stops the others and is rethrown.
 std::vector<TrainResult> grow_parts(const data::Dataset& dataset, const std::vector<std::size_t>& train,
                                     const std::vector<std::vector<std::size_t>>& rows, const Config& config,
                                     const TrainOptions& options, const PartTrainer& train_part) {
   const std::size_t parts = rows.size();
-  const bool cpu = config.backend.kind == BackendKind::cpu;
+  const bool cpu = config.backend.kind == BackendKind::cpu, gpu = config.backend.kind == BackendKind::gpu;
   const int threads = machine_threads(config.trainer.threads);
-  const std::size_t workers = cpu ? std::min<std::size_t>(parts, static_cast<std::size_t>(threads)) : 1;
+  // The devices parts run on, each worker on one of them in turn; every part is one network.
+  const std::vector<int> devices =
+      config.backend.gpu_devices.empty() ? std::vector<int>{config.backend.gpu_device} : config.backend.gpu_devices;
+  const std::size_t workers = cpu   ? std::min<std::size_t>(parts, static_cast<std::size_t>(threads))
+                              : gpu ? std::min<std::size_t>(parts, kPartsAtOncePerGpu * devices.size())
+                                    : 1;
   Config part_config = config;
+  part_config.backend.gpu_devices.clear();
   part_config.trainer.partitions = 1;
   part_config.data.validation_path.clear();
   // stopping.max_nodes caps the model's nodes in all: each part grows its share.
   part_config.stopping.max_nodes = std::max<std::size_t>(1, (config.stopping.max_nodes + parts - 1) / parts);
-  if (cpu) part_config.trainer.threads = std::max(1, threads / static_cast<int>(workers));
+  part_config.trainer.threads = std::max(1, threads / static_cast<int>(workers));
 
   std::vector<TrainResult> results(parts);
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> next{0};
   std::mutex report;  // callbacks and the first error
   std::exception_ptr error;
-  auto work = [&]() {
+  auto work = [&](std::size_t worker) {
+    Config on_device = part_config;
+    on_device.backend.gpu_device = devices[worker % devices.size()];
     for (std::size_t p = next++; p < parts; p = next++) {
       if (stop) return;
       TrainOptions o;
@@ -101,7 +115,7 @@ std::vector<TrainResult> grow_parts(const data::Dataset& dataset, const std::vec
       o.on_fold_iteration = [&, forward](const IterationRecord& r) { forward(options.on_fold_iteration, r); };
       try {
         const auto began = std::chrono::steady_clock::now();
-        results[p] = train_part(part_dataset(dataset, train, rows[p], p), part_config, o);
+        results[p] = train_part(part_dataset(dataset, train, rows[p], p), on_device, o);
         results[p].total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       } catch (...) {
         const std::lock_guard<std::mutex> lock(report);
@@ -111,8 +125,8 @@ std::vector<TrainResult> grow_parts(const data::Dataset& dataset, const std::vec
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
   for (std::thread& t : pool) t.join();
   if (error) std::rethrow_exception(error);
   return results;
