@@ -62,13 +62,18 @@ void predict_blended(const Network& net, const double* x, std::size_t rows, std:
   plan.blend = net.part_blend;
   const std::vector<double> inverse_scale = net.x_scaler.inverse_scales();
   std::vector<std::vector<std::pair<std::size_t, double>>> weights(rows);
-  std::vector<std::vector<std::size_t>> members(plan.parts);
-  std::vector<double> standardized(d);
-  for (std::size_t i = 0; i < rows; ++i) {
-    net.x_scaler.transform_row(x + i * d, standardized.data(), inverse_scale);
-    blend_weights(plan, standardized.data(), weights[i]);
-    for (const auto& entry : weights[i]) members[entry.first].push_back(i);
+#pragma omp parallel
+  {
+    std::vector<double> standardized(d);  // this thread's row
+#pragma omp for schedule(static)
+    for (long i = 0; i < static_cast<long>(rows); ++i) {
+      net.x_scaler.transform_row(x + static_cast<std::size_t>(i) * d, standardized.data(), inverse_scale);
+      blend_weights(plan, standardized.data(), weights[static_cast<std::size_t>(i)]);
+    }
   }
+  std::vector<std::vector<std::size_t>> members(plan.parts);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (const auto& entry : weights[i]) members[entry.first].push_back(i);
   out.assign(rows * k, 0.0);
   std::vector<double> part_x, part_out;
   for (std::size_t p = 0; p < plan.parts; ++p) {
